@@ -1,0 +1,81 @@
+/*
+ * Copyright (c) 2026 The ovs-wireguard authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#ifndef PKT_CSUM_H
+#define PKT_CSUM_H 1
+
+/* Fast Internet checksum (RFC 1071 ones'-complement sum).
+ *
+ * OVS's csum_continue() adds one 16-bit word per iteration.  These functions
+ * add 8 bytes at a time into a 64-bit ones'-complement accumulator (carries
+ * folded back in), 64 bytes per unrolled loop iteration, with unaligned
+ * loads, so any alignment and any length work.
+ *
+ * Byte order and partial-sum form are those of OVS's lib/csum.h: data are
+ * summed as native-endian 16-bit words starting at the first byte, a
+ * trailing odd byte counts as the first byte of a zero-padded word, and the
+ * result has the byte order of the data (store it as is into a packet).
+ * Exact relations, for every buffer 'p' of 'n' bytes and every 'initial':
+ *
+ *     csum_finish(pkt_csum_partial(p, n, initial))
+ *         == csum_finish(csum_continue(initial, p, n))
+ *     csum_finish(pkt_csum_partial(p, n, 0)) == csum(p, n) == pkt_csum(p, n)
+ *
+ * and the partial sums are congruent modulo 0xffff.  A partial sum returned
+ * here is always folded to at most 16 bits, so it can be passed on as
+ * 'initial', given to csum_add16()/csum_add32()/csum_continue(), or finished
+ * with csum_finish() or pkt_csum_fold().
+ *
+ * Like csum_continue(), passing a partial sum as 'initial' continues the sum
+ * as if the new bytes started at an even offset.  To join sums of pieces
+ * that start at odd offsets, use pkt_csum_block_add(). */
+
+#include <stddef.h>
+#include <stdint.h>
+#include "openvswitch/types.h"
+
+/* Adds the 'n' bytes at 'data' to the partial checksum 'initial' (0 to start
+ * a new sum) and returns the new partial sum, folded to 16 bits. */
+uint32_t pkt_csum_partial(const void *data, size_t n, uint32_t initial);
+
+/* Returns the finished Internet checksum of the 'n' bytes at 'data'; the
+ * same value as OVS's csum(data, n). */
+ovs_be16 pkt_csum(const void *data, size_t n);
+
+/* Copies 'n' bytes from 'src' to 'dst' (which must not overlap) and returns
+ * pkt_csum_partial(src, n, initial), reading each byte only once. */
+uint32_t pkt_csum_copy(void *dst, const void *src, size_t n,
+                       uint32_t initial);
+
+/* Adds 'block', the partial sum of a piece of data that begins 'offset'
+ * bytes after the start of the data summed in 'sum', to 'sum'.  When
+ * 'offset' is odd the bytes of 'block' are swapped first, so the pieces of a
+ * buffer split at any point can be summed separately and joined. */
+uint32_t pkt_csum_block_add(uint32_t sum, uint32_t block, size_t offset);
+
+/* Folds the partial sum 'partial' to 16 bits without complementing it: the
+ * form a "checksum partial" field takes (e.g. the TCP pseudo-header sum that
+ * VIRTIO_NET_HDR_F_NEEDS_CSUM expects).  ~pkt_csum_fold(x) equals
+ * csum_finish(x). */
+static inline ovs_be16
+pkt_csum_fold(uint32_t partial)
+{
+    partial = (partial & 0xffff) + (partial >> 16);
+    partial = (partial & 0xffff) + (partial >> 16);
+    return (OVS_FORCE ovs_be16) partial;
+}
+
+#endif /* pkt-csum.h */

@@ -1,0 +1,136 @@
+# Copyright (c) 2026 The ovs-wireguard authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at:
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+dnl OVSWG_CHECK_OVS
+dnl
+dnl Locates the Open vSwitch source tree (--with-ovs-source) and its finished
+dnl build (--with-ovs-build, defaults to the source tree), checks that they
+dnl are Open vSwitch 3.1.x, and sets OVS_SRCDIR, OVS_BUILDDIR, OVS_CPPFLAGS,
+dnl OVS_LIBS and OVS_VSWITCHD_OBJS.
+AC_DEFUN([OVSWG_CHECK_OVS], [
+  AC_ARG_WITH([ovs-source],
+    [AS_HELP_STRING([--with-ovs-source=DIR],
+                    [Open vSwitch 3.1.x source tree (required)])],
+    [OVS_SRCDIR=`cd "$withval" 2>/dev/null && pwd`],
+    [OVS_SRCDIR=])
+  AC_ARG_WITH([ovs-build],
+    [AS_HELP_STRING([--with-ovs-build=DIR],
+                    [finished build of that tree (default: the source tree)])],
+    [OVS_BUILDDIR=`cd "$withval" 2>/dev/null && pwd`],
+    [OVS_BUILDDIR=$OVS_SRCDIR])
+
+  AS_IF([test -z "$OVS_SRCDIR"],
+    [AC_MSG_ERROR([--with-ovs-source=DIR is required and must exist (an
+Open vSwitch 3.1.x source tree; ./quickstart fills it in for you)])])
+  AS_IF([test ! -f "$OVS_SRCDIR/lib/netdev-provider.h" ||
+         test ! -f "$OVS_SRCDIR/vswitchd/bridge.c"],
+    [AC_MSG_ERROR([$OVS_SRCDIR does not look like an Open vSwitch source tree
+(no lib/netdev-provider.h or vswitchd/bridge.c)])])
+  AS_IF([test -z "$OVS_BUILDDIR" || test ! -f "$OVS_BUILDDIR/config.h"],
+    [AC_MSG_ERROR([--with-ovs-build: no configured Open vSwitch build (config.h
+missing) in '$OVS_BUILDDIR'])])
+
+  AC_MSG_CHECKING([Open vSwitch version])
+  ovs_version=`sed -n 's/^#define PACKAGE_VERSION "\(.*\)"$/\1/p' \
+               "$OVS_BUILDDIR/config.h"`
+  AC_MSG_RESULT([$ovs_version])
+  case $ovs_version in
+    3.1.*) ;;
+    *) AC_MSG_ERROR([Open vSwitch 3.1.x is required, found '$ovs_version' in
+$OVS_BUILDDIR]) ;;
+  esac
+
+  AC_MSG_CHECKING([for a finished Open vSwitch build])
+  ovs_missing=
+  for f in lib/libopenvswitch.la lib/libsflow.la ofproto/libofproto.la \
+           vswitchd/bridge.o vswitchd/ovs-vswitchd.o \
+           vswitchd/system-stats.o vswitchd/ovs-vswitchd \
+           ovsdb/ovsdb-server utilities/ovs-vsctl; do
+    test -e "$OVS_BUILDDIR/$f" || ovs_missing="$ovs_missing $f"
+  done
+  AS_IF([test -n "$ovs_missing"],
+    [AC_MSG_RESULT([no])
+     AC_MSG_ERROR([the Open vSwitch build in $OVS_BUILDDIR is not finished
+(missing:$ovs_missing); run 'make' there first])])
+  AC_MSG_RESULT([yes])
+
+  OVS_CPPFLAGS="-I$OVS_BUILDDIR -I$OVS_SRCDIR/include -I$OVS_BUILDDIR/include"
+  OVS_CPPFLAGS="$OVS_CPPFLAGS -I$OVS_SRCDIR/lib -I$OVS_BUILDDIR/lib"
+  OVS_CPPFLAGS="$OVS_CPPFLAGS -I$OVS_SRCDIR -I$OVS_SRCDIR/tests"
+  OVS_LIBS="$OVS_BUILDDIR/ofproto/libofproto.la"
+  OVS_LIBS="$OVS_LIBS $OVS_BUILDDIR/lib/libsflow.la"
+  OVS_LIBS="$OVS_LIBS $OVS_BUILDDIR/lib/libopenvswitch.la"
+  OVS_VSWITCHD_OBJS="$OVS_BUILDDIR/vswitchd/bridge.o"
+  OVS_VSWITCHD_OBJS="$OVS_VSWITCHD_OBJS $OVS_BUILDDIR/vswitchd/ovs-vswitchd.o"
+  OVS_VSWITCHD_OBJS="$OVS_VSWITCHD_OBJS $OVS_BUILDDIR/vswitchd/system-stats.o"
+  OVS_DPDK_LIBS=`sed -n 's/^DPDK_LIBS = //p' "$OVS_BUILDDIR/Makefile"`
+  OVS_DPDK_LDFLAGS=`sed -n 's/^DPDK_vswitchd_LDFLAGS = //p' \
+                    "$OVS_BUILDDIR/Makefile"`
+  AC_SUBST([OVS_SRCDIR])
+  AC_SUBST([OVS_BUILDDIR])
+  AC_SUBST([OVS_CPPFLAGS])
+  AC_SUBST([OVS_LIBS])
+  AC_SUBST([OVS_VSWITCHD_OBJS])
+  AC_SUBST([OVS_DPDK_LIBS])
+  AC_SUBST([OVS_DPDK_LDFLAGS])
+])
+
+dnl OVSWG_CHECK_CRYPTO_LIBS
+dnl
+dnl libsodium (X25519, XChaCha20-Poly1305, randomness, wiping) and OpenSSL 3
+dnl libcrypto (bulk ChaCha20-Poly1305, BLAKE2s).
+AC_DEFUN([OVSWG_CHECK_CRYPTO_LIBS], [
+  PKG_CHECK_MODULES([SODIUM], [libsodium >= 1.0.18], [],
+    [AC_MSG_ERROR([libsodium is required (Debian: apt install libsodium-dev)])])
+  PKG_CHECK_MODULES([LIBCRYPTO], [libcrypto >= 3.0], [],
+    [AC_MSG_ERROR([OpenSSL 3 libcrypto is required (Debian: apt install
+libssl-dev)])])
+])
+
+dnl OVSWG_ENABLE_SANITIZERS
+dnl
+dnl --enable-asan builds everything of ours with AddressSanitizer and
+dnl UndefinedBehaviorSanitizer.
+AC_DEFUN([OVSWG_ENABLE_SANITIZERS], [
+  AC_ARG_ENABLE([asan],
+    [AS_HELP_STRING([--enable-asan],
+                    [build with AddressSanitizer and UBSan (debug)])],
+    [], [enable_asan=no])
+  SANITIZER_CFLAGS=
+  SANITIZER_LDFLAGS=
+  AS_IF([test "$enable_asan" = yes],
+    [SANITIZER_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer"
+     SANITIZER_CFLAGS="$SANITIZER_CFLAGS -fno-sanitize-recover=undefined"
+     SANITIZER_LDFLAGS="-fsanitize=address,undefined"])
+  AC_SUBST([SANITIZER_CFLAGS])
+  AC_SUBST([SANITIZER_LDFLAGS])
+  AM_CONDITIONAL([ASAN], [test "$enable_asan" = yes])
+])
+
+dnl OVSWG_CHECK_FUZZER
+dnl
+dnl Looks for clang with libFuzzer support for the fuzz targets.
+AC_DEFUN([OVSWG_CHECK_FUZZER], [
+  AC_CHECK_PROGS([FUZZ_CC], [clang clang-14], [])
+  AS_IF([test -n "$FUZZ_CC"],
+    [AC_MSG_CHECKING([whether $FUZZ_CC supports -fsanitize=fuzzer])
+     echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }' \
+       > conftest-fuzz.c
+     AS_IF([$FUZZ_CC -fsanitize=fuzzer,address conftest-fuzz.c \
+            -o conftest-fuzz >/dev/null 2>&1],
+       [AC_MSG_RESULT([yes])],
+       [AC_MSG_RESULT([no]); FUZZ_CC=])
+     rm -f conftest-fuzz conftest-fuzz.c])
+  AM_CONDITIONAL([HAVE_FUZZER], [test -n "$FUZZ_CC"])
+])

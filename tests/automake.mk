@@ -1,0 +1,100 @@
+# Copyright (c) 2026 The ovs-wireguard authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at:
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+# Autotest suites built with Open vSwitch's own macros (tests/ovs-macros.at,
+# tests/ofproto-macros.at) used in place from the OVS source tree.
+#
+# "make check" runs tests/testsuite (unit + sandbox tests, any user).
+# "make check-system" runs tests/system-testsuite (network namespaces,
+# root only; skipped with the reason printed otherwise).
+#
+# Add new unit/sandbox .at files to TESTSUITE_AT and m4_include them from
+# tests/testsuite.at; system ones to SYSTEM_TESTSUITE_AT and
+# tests/system-testsuite.at.
+
+TESTSUITE_AT = \
+	tests/testsuite.at \
+	tests/pkt-csum.at \
+	tests/wireguard-port.at
+
+SYSTEM_TESTSUITE_AT = \
+	tests/system-testsuite.at \
+	tests/system-macros.at \
+	tests/system-wireguard.at
+
+EXTRA_DIST += $(TESTSUITE_AT) $(SYSTEM_TESTSUITE_AT) tests/atlocal.in
+
+TESTSUITE = tests/testsuite
+SYSTEM_TESTSUITE = tests/system-testsuite
+AUTOTEST = $(AUTOM4TE) -l autotest
+AUTOTEST_INCLUDES = -I '$(srcdir)' -I '$(OVS_SRCDIR)'
+AUTOTEST_PATH = $(abs_builddir)/vswitchd:$(abs_builddir)/tests:$(abs_srcdir)/utilities:$(OVS_BUILDDIR)/utilities:$(OVS_BUILDDIR)/ovsdb:$(OVS_BUILDDIR)/tests
+noinst_DATA += $(TESTSUITE) $(SYSTEM_TESTSUITE) tests/ovs-links.stamp
+CLEANFILES += $(TESTSUITE) $(SYSTEM_TESTSUITE) tests/package.m4 \
+	tests/ovs-links.stamp
+
+tests/package.m4: $(top_srcdir)/configure.ac
+	$(AM_V_GEN){ \
+	  echo '# Signature of the current package.'; \
+	  echo 'm4_define([AT_PACKAGE_NAME],      [$(PACKAGE_NAME)])'; \
+	  echo 'm4_define([AT_PACKAGE_TARNAME],   [$(PACKAGE_TARNAME)])'; \
+	  echo 'm4_define([AT_PACKAGE_VERSION],   [$(PACKAGE_VERSION)])'; \
+	  echo 'm4_define([AT_PACKAGE_STRING],    [$(PACKAGE_STRING)])'; \
+	  echo 'm4_define([AT_PACKAGE_BUGREPORT], [$(PACKAGE_BUGREPORT)])'; \
+	} > $@
+
+$(TESTSUITE): tests/package.m4 $(TESTSUITE_AT)
+	$(AM_V_GEN)$(AUTOTEST) -I tests $(AUTOTEST_INCLUDES) \
+	  -o $@.tmp $(srcdir)/tests/testsuite.at && mv $@.tmp $@
+
+$(SYSTEM_TESTSUITE): tests/package.m4 $(SYSTEM_TESTSUITE_AT)
+	$(AM_V_GEN)$(AUTOTEST) -I tests $(AUTOTEST_INCLUDES) \
+	  -o $@.tmp $(srcdir)/tests/system-testsuite.at && mv $@.tmp $@
+
+# OVS's macros look for the schema and helper scripts under
+# $abs_top_srcdir; tests/atlocal points that at tests/ovs-tree, a directory
+# of symbolic links into the OVS source tree (nothing is copied).
+tests/ovs-links.stamp: Makefile
+	$(AM_V_GEN)rm -rf tests/ovs-tree && mkdir -p tests/ovs-tree/tests && \
+	for d in vswitchd python utilities ovsdb m4; do \
+	  ln -s '$(OVS_SRCDIR)'/$$d tests/ovs-tree/$$d; \
+	done && \
+	for f in '$(OVS_SRCDIR)'/tests/*.py '$(OVS_SRCDIR)'/tests/*.at; do \
+	  ln -s "$$f" tests/ovs-tree/tests/; \
+	done && touch $@
+
+clean-local: clean-ovs-links
+clean-ovs-links:
+	rm -rf tests/ovs-tree tests/testsuite.dir tests/system-testsuite.dir
+
+TESTSUITEFLAGS ?=
+check-local: $(TESTSUITE) tests/ovs-links.stamp tests/atconfig tests/atlocal
+	$(SHELL) '$(TESTSUITE)' -C tests AUTOTEST_PATH='$(AUTOTEST_PATH)' \
+	  $(TESTSUITEFLAGS)
+
+# Root-only tests in network namespaces.
+check-system: all $(SYSTEM_TESTSUITE) tests/ovs-links.stamp tests/atconfig \
+		tests/atlocal
+	$(SHELL) '$(SYSTEM_TESTSUITE)' -C tests \
+	  AUTOTEST_PATH='$(AUTOTEST_PATH)' $(TESTSUITEFLAGS)
+
+# OVS's utilities/checkpatch.py, from the OVS tree, over our C files.
+STYLE_FILES = $(filter %.c %.h,$(lib_libovswireguard_la_SOURCES) \
+	$(vswitchd_ovs_vswitchd_SOURCES) $(tests_wgtest_SOURCES) \
+	$(FUZZ_SOURCES))
+check-style:
+	@cd $(srcdir) && python3 '$(OVS_SRCDIR)/utilities/checkpatch.py' -q \
+	  -f $(STYLE_FILES) && echo "check-style: $(words $(STYLE_FILES)) files OK"
+
+.PHONY: check-system check-style clean-ovs-links

@@ -1,0 +1,124 @@
+/*
+ * Copyright (c) 2026 The ovs-wireguard authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#include <config.h>
+#include "wgtest.h"
+
+#include <ctype.h>
+
+#define WGTEST_MAX 128
+
+struct wgtest_command {
+    const char *name;
+    wgtest_func func;
+};
+
+static struct wgtest_command commands[WGTEST_MAX];
+static size_t n_commands;
+
+void
+wgtest_register(const char *name, wgtest_func func)
+{
+    if (n_commands >= WGTEST_MAX) {
+        fprintf(stderr, "wgtest: too many tests registered\n");
+        exit(2);
+    }
+    commands[n_commands].name = name;
+    commands[n_commands].func = func;
+    n_commands++;
+}
+
+void
+wgtest_fail(const char *file, int line, const char *what)
+{
+    fprintf(stderr, "%s:%d: check failed: %s\n", file, line, what);
+    fflush(stderr);
+    exit(1);
+}
+
+void
+wgtest_dump_mismatch(const void *a_, const void *b_, size_t len)
+{
+    const unsigned char *a = a_;
+    const unsigned char *b = b_;
+
+    for (size_t i = 0; i < len; i++) {
+        if (a[i] != b[i]) {
+            fprintf(stderr, "offset %zu: %02x != %02x\n", i, a[i], b[i]);
+        }
+    }
+}
+
+size_t
+wgtest_unhex(const char *hex, void *out_, size_t out_size)
+{
+    unsigned char *out = out_;
+    size_t n = 0;
+    int hi = -1;
+
+    for (; *hex; hex++) {
+        int c = (unsigned char) *hex;
+        int v;
+
+        if (isspace(c)) {
+            continue;
+        } else if (isdigit(c)) {
+            v = c - '0';
+        } else if (isxdigit(c)) {
+            v = tolower(c) - 'a' + 10;
+        } else {
+            fprintf(stderr, "wgtest_unhex: bad character '%c'\n", c);
+            exit(2);
+        }
+        if (hi < 0) {
+            hi = v;
+        } else {
+            if (n >= out_size) {
+                fprintf(stderr, "wgtest_unhex: output too small\n");
+                exit(2);
+            }
+            out[n++] = (hi << 4) | v;
+            hi = -1;
+        }
+    }
+    return n;
+}
+
+static void
+usage(void)
+{
+    printf("usage: wgtest TEST [ARG...]\navailable tests:\n");
+    for (size_t i = 0; i < n_commands; i++) {
+        printf("  %s\n", commands[i].name);
+    }
+}
+
+int
+main(int argc, char *argv[])
+{
+    if (argc < 2 || !strcmp(argv[1], "--help")) {
+        usage();
+        return argc < 2 ? 2 : 0;
+    }
+    for (size_t i = 0; i < n_commands; i++) {
+        if (!strcmp(commands[i].name, argv[1])) {
+            commands[i].func(argc - 1, argv + 1);
+            return 0;
+        }
+    }
+    fprintf(stderr, "wgtest: unknown test \"%s\" (try --help)\n", argv[1]);
+    return 2;
+}
