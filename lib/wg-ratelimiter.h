@@ -24,6 +24,7 @@
  * tests drive it with a fake clock. */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define WG_RATELIMITER_PACKETS_PER_SECOND 20
@@ -42,9 +43,16 @@ void wg_ratelimiter_destroy(struct wg_ratelimiter *rl);
 
 /* Returns true if a handshake from 'addr' ('family' AF_INET: 4 bytes,
  * AF_INET6: 16 bytes, only its /64 counts) may be processed at 'now_ms',
- * consuming one token.  When the table is full, new sources are refused. */
+ * consuming one token.  When the table is full, new sources are refused;
+ * so is any other 'family'.  Runs wg_ratelimiter_gc() first when the last
+ * collection is WG_RATELIMITER_GC_INTERVAL_MS old.  Thread-safe. */
 bool wg_ratelimiter_allow(struct wg_ratelimiter *rl, int family,
                           const void *addr, long long int now_ms);
+
+/* Forgets the sources that have been idle for more than
+ * WG_RATELIMITER_GC_INTERVAL_MS at 'now_ms' (their buckets are full again,
+ * so this changes no verdict).  Thread-safe. */
+void wg_ratelimiter_gc(struct wg_ratelimiter *rl, long long int now_ms);
 
 /* Number of sources tracked (for tests and statistics). */
 size_t wg_ratelimiter_count(const struct wg_ratelimiter *rl);

@@ -26,6 +26,9 @@
 TESTSUITE_AT = \
 	tests/testsuite.at \
 	tests/pkt-csum.at \
+	tests/wg-allowedips.at \
+	tests/wg-ratelimiter.at \
+	tests/wg-replay.at \
 	tests/wireguard-port.at
 
 SYSTEM_TESTSUITE_AT = \

@@ -1,0 +1,351 @@
+/*
+ * Copyright (c) 2026 The ovs-wireguard authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#include <config.h>
+#include "wg-allowedips.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "util.h"
+
+/* A path-compressed binary trie per address family.
+ *
+ * Every node stands for the prefix key/plen ('key' holds the address with
+ * all bits past 'plen' cleared).  Its children hold longer prefixes that
+ * extend it: child[b] those whose bit number 'plen' (counting from the most
+ * significant bit of the address) is b.  A node with a NULL 'peer' is a
+ * pure branching node and always has both children; removals keep that
+ * invariant, so the trie never holds more than 2 * count - 1 nodes. */
+
+#define WG_AIP_MAX_BYTES 16
+
+struct wg_aip_node {
+    struct wg_aip_node *child[2];
+    void *peer;                 /* NULL for a branching node. */
+    uint8_t plen;
+    uint8_t key[WG_AIP_MAX_BYTES];
+};
+
+struct wg_allowedips {
+    struct wg_aip_node *root4;
+    struct wg_aip_node *root6;
+    size_t count;               /* Prefixes (nodes with a peer). */
+    size_t n_nodes;             /* All nodes. */
+};
+
+/* Returns the root slot and the address length in bits for 'family', or
+ * NULL for an unknown family. */
+static struct wg_aip_node **
+wg_aip_root(struct wg_allowedips *t, int family, unsigned int *bits)
+{
+    if (family == AF_INET) {
+        *bits = 32;
+        return &t->root4;
+    } else if (family == AF_INET6) {
+        *bits = 128;
+        return &t->root6;
+    }
+    return NULL;
+}
+
+/* Returns bit number 'i' (0 is the most significant) of 'addr'. */
+static unsigned int
+wg_aip_bit(const uint8_t *addr, unsigned int i)
+{
+    return (addr[i / 8] >> (7 - i % 8)) & 1;
+}
+
+/* Returns the number of leading bits that 'a' and 'b' have in common, at
+ * most 'max'. */
+static unsigned int
+wg_aip_common_bits(const uint8_t *a, const uint8_t *b, unsigned int max)
+{
+    for (unsigned int i = 0; i * 8 < max; i++) {
+        uint8_t diff = a[i] ^ b[i];
+
+        if (diff) {
+            unsigned int n = i * 8 + raw_clz64(diff) - 56;
+
+            return MIN(n, max);
+        }
+    }
+    return max;
+}
+
+/* Returns true if 'addr' lies within the prefix of 'n'. */
+static bool
+wg_aip_contains(const struct wg_aip_node *n, const uint8_t *addr)
+{
+    return wg_aip_common_bits(n->key, addr, n->plen) == n->plen;
+}
+
+/* Copies 'addr' into the WG_AIP_MAX_BYTES of 'key' with every bit past
+ * 'plen' cleared.  Reads only the bytes of 'addr' that 'plen' covers. */
+static void
+wg_aip_mask(uint8_t *key, const uint8_t *addr, unsigned int plen)
+{
+    memset(key, 0, WG_AIP_MAX_BYTES);
+    memcpy(key, addr, plen / 8);
+    if (plen % 8) {
+        key[plen / 8] = addr[plen / 8] & (0xff << (8 - plen % 8));
+    }
+}
+
+static struct wg_aip_node *
+wg_aip_node_create(struct wg_allowedips *t, const uint8_t *addr,
+                   unsigned int plen, void *peer)
+{
+    struct wg_aip_node *n = xzalloc(sizeof *n);
+
+    t->n_nodes++;
+    wg_aip_mask(n->key, addr, plen);
+    n->plen = plen;
+    n->peer = peer;
+    return n;
+}
+
+/* Returns what should replace 'n' in its parent once 'n' may have become a
+ * branching node with fewer than two children: 'n' itself, its only child,
+ * or NULL. */
+static struct wg_aip_node *
+wg_aip_compact(struct wg_allowedips *t, struct wg_aip_node *n)
+{
+    struct wg_aip_node *child;
+
+    if (n->peer || (n->child[0] && n->child[1])) {
+        return n;
+    }
+    child = n->child[0] ? n->child[0] : n->child[1];
+    free(n);
+    t->n_nodes--;
+    return child;
+}
+
+static void
+wg_aip_free_tree(struct wg_aip_node *n)
+{
+    if (n) {
+        wg_aip_free_tree(n->child[0]);
+        wg_aip_free_tree(n->child[1]);
+        free(n);
+    }
+}
+
+struct wg_allowedips *
+wg_allowedips_create(void)
+{
+    return xzalloc(sizeof(struct wg_allowedips));
+}
+
+void
+wg_allowedips_destroy(struct wg_allowedips *t)
+{
+    if (t) {
+        wg_aip_free_tree(t->root4);
+        wg_aip_free_tree(t->root6);
+        free(t);
+    }
+}
+
+/* Inserts 'key'/'plen' (already masked) below 'slot'. */
+static void
+wg_aip_insert__(struct wg_allowedips *t, struct wg_aip_node **slot,
+                const uint8_t *key, unsigned int plen, void *peer)
+{
+    struct wg_aip_node *n, *up;
+    unsigned int common;
+
+    /* Go down while the node's prefix is a proper prefix of the new one. */
+    while ((n = *slot) != NULL) {
+        common = wg_aip_common_bits(key, n->key, MIN(plen, n->plen));
+        if (common < n->plen) {
+            break;
+        } else if (n->plen == plen) {
+            t->count += !n->peer;
+            n->peer = peer;
+            return;
+        }
+        slot = &n->child[wg_aip_bit(key, n->plen)];
+    }
+
+    t->count++;
+    if (!n) {
+        *slot = wg_aip_node_create(t, key, plen, peer);
+        return;
+    }
+
+    /* 'n' diverges from the new prefix after 'common' bits: a node for the
+     * common part takes its place, with 'n' (and the new prefix, unless that
+     * is the common part itself) below it. */
+    up = wg_aip_node_create(t, key, common, common == plen ? peer : NULL);
+    up->child[wg_aip_bit(n->key, common)] = n;
+    if (common < plen) {
+        up->child[wg_aip_bit(key, common)] = wg_aip_node_create(t, key,
+                                                                 plen, peer);
+    }
+    *slot = up;
+}
+
+int
+wg_allowedips_insert(struct wg_allowedips *t, int family, const void *addr,
+                     unsigned int prefix_len, void *peer)
+{
+    uint8_t key[WG_AIP_MAX_BYTES];
+    struct wg_aip_node **root;
+    unsigned int bits;
+
+    root = wg_aip_root(t, family, &bits);
+    if (!root || prefix_len > bits || !peer) {
+        return EINVAL;
+    }
+    wg_aip_mask(key, addr, prefix_len);
+    wg_aip_insert__(t, root, key, prefix_len, peer);
+    return 0;
+}
+
+/* Removes 'key'/'plen' (already masked) from the subtree at 'slot' if it
+ * belongs to 'peer', compacting the nodes on the way back up. */
+static int
+wg_aip_remove__(struct wg_allowedips *t, struct wg_aip_node **slot,
+                const uint8_t *key, unsigned int plen, const void *peer)
+{
+    struct wg_aip_node *n = *slot;
+    int error;
+
+    if (!n || n->plen > plen || !wg_aip_contains(n, key)) {
+        return ENOENT;
+    }
+    if (n->plen < plen) {
+        error = wg_aip_remove__(t, &n->child[wg_aip_bit(key, n->plen)],
+                                key, plen, peer);
+        if (error) {
+            return error;
+        }
+    } else if (!n->peer || n->peer != peer) {
+        return ENOENT;
+    } else {
+        n->peer = NULL;
+        t->count--;
+    }
+    *slot = wg_aip_compact(t, n);
+    return 0;
+}
+
+int
+wg_allowedips_remove(struct wg_allowedips *t, int family, const void *addr,
+                     unsigned int prefix_len, const void *peer)
+{
+    uint8_t key[WG_AIP_MAX_BYTES];
+    struct wg_aip_node **root;
+    unsigned int bits;
+
+    root = wg_aip_root(t, family, &bits);
+    if (!root || prefix_len > bits) {
+        return EINVAL;
+    }
+    wg_aip_mask(key, addr, prefix_len);
+    return wg_aip_remove__(t, root, key, prefix_len, peer);
+}
+
+/* Removes every prefix of 'peer' from the subtree 'n' and returns what
+ * replaces 'n'. */
+static struct wg_aip_node *
+wg_aip_prune(struct wg_allowedips *t, struct wg_aip_node *n,
+             const void *peer)
+{
+    if (!n) {
+        return NULL;
+    }
+    n->child[0] = wg_aip_prune(t, n->child[0], peer);
+    n->child[1] = wg_aip_prune(t, n->child[1], peer);
+    if (n->peer && n->peer == peer) {
+        n->peer = NULL;
+        t->count--;
+    }
+    return wg_aip_compact(t, n);
+}
+
+void
+wg_allowedips_remove_peer(struct wg_allowedips *t, const void *peer)
+{
+    t->root4 = wg_aip_prune(t, t->root4, peer);
+    t->root6 = wg_aip_prune(t, t->root6, peer);
+}
+
+void *
+wg_allowedips_lookup(const struct wg_allowedips *t, int family,
+                     const void *addr_)
+{
+    const struct wg_aip_node *n;
+    const uint8_t *addr = addr_;
+    unsigned int bits;
+    void *best = NULL;
+
+    if (family == AF_INET) {
+        n = t->root4;
+        bits = 32;
+    } else if (family == AF_INET6) {
+        n = t->root6;
+        bits = 128;
+    } else {
+        return NULL;
+    }
+    while (n && wg_aip_contains(n, addr)) {
+        if (n->peer) {
+            best = n->peer;
+        }
+        if (n->plen >= bits) {
+            break;
+        }
+        n = n->child[wg_aip_bit(addr, n->plen)];
+    }
+    return best;
+}
+
+/* Visits the subtree 'n' in pre-order, 0-side first, which is address
+ * order with shorter prefixes before the longer ones they contain. */
+static void
+wg_aip_walk(const struct wg_aip_node *n, int family, const void *peer,
+            wg_allowedips_cb *cb, void *aux)
+{
+    for (; n; n = n->child[1]) {
+        if (n->peer && n->peer == peer) {
+            cb(aux, family, n->key, n->plen);
+        }
+        wg_aip_walk(n->child[0], family, peer, cb, aux);
+    }
+}
+
+void
+wg_allowedips_walk_peer(const struct wg_allowedips *t, const void *peer,
+                        wg_allowedips_cb *cb, void *aux)
+{
+    wg_aip_walk(t->root4, AF_INET, peer, cb, aux);
+    wg_aip_walk(t->root6, AF_INET6, peer, cb, aux);
+}
+
+size_t
+wg_allowedips_count(const struct wg_allowedips *t)
+{
+    return t->count;
+}
+
+size_t
+wg_allowedips_n_nodes(const struct wg_allowedips *t)
+{
+    return t->n_nodes;
+}
