@@ -26,6 +26,8 @@
 TESTSUITE_AT = \
 	tests/testsuite.at \
 	tests/pkt-csum.at \
+	tests/udp-batch.at \
+	tests/wg-crypto.at \
 	tests/wg-allowedips.at \
 	tests/wg-ratelimiter.at \
 	tests/wg-replay.at \

@@ -1,0 +1,579 @@
+/*
+ * Copyright (c) 2026 The ovs-wireguard authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#include <config.h>
+#include "wg-crypto.h"
+
+#include <limits.h>
+#include <string.h>
+
+#include <openssl/core_names.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+#include <sodium.h>
+
+#include "openvswitch/vlog.h"
+#include "ovs-thread.h"
+#include "util.h"
+
+VLOG_DEFINE_THIS_MODULE(wg_crypto);
+
+/* Library objects fetched once by wg_crypto_init() and shared by every
+ * thread (OpenSSL reference-counts them; creating contexts from them is
+ * thread-safe).  'ok' is false if initialization failed. */
+static struct {
+    bool ok;
+    EVP_MD *blake2s;            /* BLAKE2S-256. */
+    EVP_MAC *blake2s_mac;       /* BLAKE2SMAC (keyed BLAKE2s). */
+    EVP_CIPHER *chacha;         /* ChaCha20-Poly1305. */
+} wg_crypto;
+
+/* HMAC block size of BLAKE2s (RFC 2104 'B'). */
+#define WG_CRYPTO_HMAC_BLOCK 64
+
+/* Per key: one context per direction, keyed once at creation, so that a
+ * packet only sets its nonce.  A key must not be used by two threads at
+ * the same time. */
+struct wg_aead_key {
+    EVP_CIPHER_CTX *enc;
+    EVP_CIPHER_CTX *dec;
+};
+
+static struct vlog_rate_limit wg_crypto_rl = VLOG_RATE_LIMIT_INIT(5, 5);
+
+/* Reports a library failure in 'what' and clears OpenSSL's error queue of
+ * this thread.  Never logs data. */
+static void
+wg_crypto_log_failure(const char *what)
+{
+    unsigned long err = ERR_peek_last_error();
+
+    VLOG_ERR_RL(&wg_crypto_rl, "%s failed: %s", what,
+                err ? ERR_reason_error_string(err) : "unknown error");
+    ERR_clear_error();
+}
+
+/* Fills 'out' with zeros after a failure in a function that cannot return
+ * an error, so that no stale or partial secret is left behind. */
+static void
+wg_crypto_fail_output(void *out, size_t len, const char *what)
+{
+    wg_crypto_wipe(out, len);
+    wg_crypto_log_failure(what);
+}
+
+static bool
+wg_crypto_fetch_all(void)
+{
+    wg_crypto.blake2s = EVP_MD_fetch(NULL, "BLAKE2S-256", NULL);
+    wg_crypto.blake2s_mac = EVP_MAC_fetch(NULL, "BLAKE2SMAC", NULL);
+    wg_crypto.chacha = EVP_CIPHER_fetch(NULL, "ChaCha20-Poly1305", NULL);
+    return (wg_crypto.blake2s && wg_crypto.blake2s_mac && wg_crypto.chacha
+            && EVP_MD_get_size(wg_crypto.blake2s) == WG_HASH_LEN
+            && EVP_MD_get_block_size(wg_crypto.blake2s)
+               == WG_CRYPTO_HMAC_BLOCK);
+}
+
+int
+wg_crypto_init(void)
+{
+    static struct ovsthread_once once = OVSTHREAD_ONCE_INITIALIZER;
+
+    if (ovsthread_once_start(&once)) {
+        if (sodium_init() < 0) {
+            VLOG_ERR("libsodium initialization failed");
+        } else if (!wg_crypto_fetch_all()) {
+            wg_crypto_log_failure("fetching BLAKE2s and ChaCha20-Poly1305 "
+                                  "from OpenSSL");
+        } else {
+            wg_crypto.ok = true;
+        }
+        ovsthread_once_done(&once);
+    }
+    return wg_crypto.ok ? 0 : -1;
+}
+
+static bool
+wg_crypto_ready(void)
+{
+    return !wg_crypto_init();
+}
+
+
+/* Hashing. */
+
+/* out = BLAKE2s-256(a || b || c) with an allocated 'ctx'.  A part whose
+ * length is 0 may be NULL. */
+static bool
+wg_crypto_digest(EVP_MD_CTX *ctx, uint8_t out[WG_HASH_LEN],
+                 const void *a, size_t a_len, const void *b, size_t b_len,
+                 const void *c, size_t c_len)
+{
+    unsigned int out_len = 0;
+
+    return (EVP_DigestInit_ex2(ctx, wg_crypto.blake2s, NULL)
+            && (!a_len || EVP_DigestUpdate(ctx, a, a_len))
+            && (!b_len || EVP_DigestUpdate(ctx, b, b_len))
+            && (!c_len || EVP_DigestUpdate(ctx, c, c_len))
+            && EVP_DigestFinal_ex(ctx, out, &out_len)
+            && out_len == WG_HASH_LEN);
+}
+
+void
+wg_crypto_hash(uint8_t out[WG_HASH_LEN], const void *a, size_t a_len,
+               const void *b, size_t b_len)
+{
+    EVP_MD_CTX *ctx = wg_crypto_ready() ? EVP_MD_CTX_new() : NULL;
+
+    if (!ctx || !wg_crypto_digest(ctx, out, a, a_len, b, b_len, NULL, 0)) {
+        wg_crypto_fail_output(out, WG_HASH_LEN, "BLAKE2s");
+    }
+    EVP_MD_CTX_free(ctx);       /* OpenSSL clears the hash state. */
+}
+
+void
+wg_crypto_keyed_hash(uint8_t *out, size_t out_len,
+                     const uint8_t *key, size_t key_len,
+                     const void *data, size_t data_len)
+{
+    EVP_MAC_CTX *ctx = NULL;
+    size_t size = out_len;
+    size_t written = 0;
+    OSSL_PARAM params[] = {
+        OSSL_PARAM_construct_size_t(OSSL_MAC_PARAM_SIZE, &size),
+        OSSL_PARAM_construct_end(),
+    };
+    bool ok = (out_len >= 1 && out_len <= WG_HASH_LEN
+               && key_len >= 1 && key_len <= WG_KEY_LEN
+               && wg_crypto_ready()
+               && (ctx = EVP_MAC_CTX_new(wg_crypto.blake2s_mac)) != NULL
+               && EVP_MAC_init(ctx, key, key_len, params)
+               && (!data_len || EVP_MAC_update(ctx, data, data_len))
+               && EVP_MAC_final(ctx, out, &written, out_len)
+               && written == out_len);
+
+    EVP_MAC_CTX_free(ctx);      /* OpenSSL clears the key and state. */
+    if (!ok) {
+        wg_crypto_fail_output(out, out_len, "keyed BLAKE2s");
+    }
+}
+
+/* Sets 'pad' to the RFC 2104 padded key K0 ^ 'byte' (0x36 for ipad, 0x5c for
+ * opad), where K0 is 'k0' (the key, or its hash if longer than a block,
+ * zero-filled to the block size). */
+static void
+wg_crypto_hmac_pad(uint8_t pad[WG_CRYPTO_HMAC_BLOCK],
+                   const uint8_t k0[WG_CRYPTO_HMAC_BLOCK], uint8_t byte)
+{
+    for (size_t i = 0; i < WG_CRYPTO_HMAC_BLOCK; i++) {
+        pad[i] = k0[i] ^ byte;
+    }
+}
+
+/* out = HMAC-BLAKE2s(key, a || b), built per RFC 2104 on the cached BLAKE2s
+ * digest: H((K0 ^ opad) || H((K0 ^ ipad) || a || b)).  Wipes every
+ * key-derived intermediate. */
+static void
+wg_crypto_hmac2(uint8_t out[WG_HASH_LEN], const uint8_t *key, size_t key_len,
+                const void *a, size_t a_len, const void *b, size_t b_len)
+{
+    uint8_t k0[WG_CRYPTO_HMAC_BLOCK];
+    uint8_t pad[WG_CRYPTO_HMAC_BLOCK];
+    uint8_t inner[WG_HASH_LEN];
+    EVP_MD_CTX *ctx = wg_crypto_ready() ? EVP_MD_CTX_new() : NULL;
+    bool ok = ctx != NULL;
+
+    memset(k0, 0, sizeof k0);
+    if (key_len > WG_CRYPTO_HMAC_BLOCK) {
+        ok = ok && wg_crypto_digest(ctx, k0, key, key_len, NULL, 0, NULL, 0);
+    } else if (key_len) {
+        memcpy(k0, key, key_len);
+    }
+
+    wg_crypto_hmac_pad(pad, k0, 0x36);
+    ok = ok && wg_crypto_digest(ctx, inner, pad, sizeof pad,
+                                a, a_len, b, b_len);
+    wg_crypto_hmac_pad(pad, k0, 0x5c);
+    ok = ok && wg_crypto_digest(ctx, out, pad, sizeof pad,
+                                inner, sizeof inner, NULL, 0);
+
+    wg_crypto_wipe(k0, sizeof k0);
+    wg_crypto_wipe(pad, sizeof pad);
+    wg_crypto_wipe(inner, sizeof inner);
+    EVP_MD_CTX_free(ctx);
+    if (!ok) {
+        wg_crypto_fail_output(out, WG_HASH_LEN, "HMAC-BLAKE2s");
+    }
+}
+
+void
+wg_crypto_hmac(uint8_t out[WG_HASH_LEN],
+               const uint8_t *key, size_t key_len,
+               const void *data, size_t data_len)
+{
+    wg_crypto_hmac2(out, key, key_len, data, data_len, NULL, 0);
+}
+
+void
+wg_crypto_kdf(uint8_t out1[WG_HASH_LEN], uint8_t out2[WG_HASH_LEN],
+              uint8_t out3[WG_HASH_LEN],
+              const uint8_t key[WG_HASH_LEN],
+              const void *input, size_t input_len)
+{
+    uint8_t t0[WG_HASH_LEN];
+    uint8_t t[WG_HASH_LEN];
+    uint8_t *outs[3] = { out1, out2, out3 };
+    int n = out3 ? 3 : out2 ? 2 : out1 ? 1 : 0;
+
+    wg_crypto_hmac(t0, key, WG_HASH_LEN, input, input_len);
+    for (int i = 0; i < n; i++) {
+        uint8_t ctr = i + 1;
+
+        /* t_i = HMAC(t0, t_{i-1} || i), with an empty t_0 for i = 1. */
+        wg_crypto_hmac2(t, t0, sizeof t0, t, i ? sizeof t : 0, &ctr, 1);
+        if (outs[i]) {
+            memcpy(outs[i], t, sizeof t);
+        }
+    }
+    wg_crypto_wipe(t0, sizeof t0);
+    wg_crypto_wipe(t, sizeof t);
+}
+
+/* X25519. */
+
+void
+wg_crypto_generate_private_key(uint8_t priv[WG_KEY_LEN])
+{
+    wg_crypto_random(priv, WG_KEY_LEN);
+    priv[0] &= 248;
+    priv[31] &= 127;
+    priv[31] |= 64;
+}
+
+bool
+wg_crypto_public_key(uint8_t pub[WG_KEY_LEN], const uint8_t priv[WG_KEY_LEN])
+{
+    (void) wg_crypto_init();
+    if (sodium_is_zero(priv, WG_KEY_LEN)
+        || crypto_scalarmult_base(pub, priv)
+        || sodium_is_zero(pub, WG_KEY_LEN)) {
+        wg_crypto_wipe(pub, WG_KEY_LEN);
+        return false;
+    }
+    return true;
+}
+
+bool
+wg_crypto_dh(uint8_t out[WG_KEY_LEN], const uint8_t priv[WG_KEY_LEN],
+             const uint8_t pub[WG_KEY_LEN])
+{
+    (void) wg_crypto_init();
+
+    /* libsodium already fails on low-order points and on an all-zero
+     * result; the explicit check keeps that guarantee whatever the
+     * library version. */
+    if (crypto_scalarmult(out, priv, pub)
+        || sodium_is_zero(out, WG_KEY_LEN)) {
+        wg_crypto_wipe(out, WG_KEY_LEN);
+        return false;
+    }
+    return true;
+}
+
+/* ChaCha20-Poly1305. */
+
+/* Returns a new cipher context keyed with 'key' for encryption ('enc') or
+ * decryption, or NULL on failure. */
+static EVP_CIPHER_CTX *
+wg_aead_ctx_create(const uint8_t key[WG_KEY_LEN], bool enc)
+{
+    EVP_CIPHER_CTX *ctx = wg_crypto_ready() ? EVP_CIPHER_CTX_new() : NULL;
+
+    if (!ctx || !EVP_CipherInit_ex2(ctx, wg_crypto.chacha, key, NULL, enc,
+                                    NULL)) {
+        wg_crypto_log_failure("ChaCha20-Poly1305 key setup");
+        EVP_CIPHER_CTX_free(ctx);
+        return NULL;
+    }
+    return ctx;
+}
+
+struct wg_aead_key *
+wg_aead_key_create(const uint8_t key[WG_KEY_LEN])
+{
+    struct wg_aead_key *k = xzalloc(sizeof *k);
+
+    k->enc = wg_aead_ctx_create(key, true);
+    k->dec = k->enc ? wg_aead_ctx_create(key, false) : NULL;
+    if (!k->dec) {
+        wg_aead_key_destroy(k);
+        return NULL;
+    }
+    return k;
+}
+
+void
+wg_aead_key_destroy(struct wg_aead_key *k)
+{
+    if (k) {
+        /* Freeing a context makes OpenSSL clear its key schedule. */
+        EVP_CIPHER_CTX_free(k->enc);
+        EVP_CIPHER_CTX_free(k->dec);
+        wg_crypto_wipe(k, sizeof *k);
+        free(k);
+    }
+}
+
+/* Gets the tag of the message just sealed by 'ctx' into 'tag', or gives
+ * 'ctx' the expected 'tag' of the message it is about to open ('set').
+ * Goes straight to the parameter API: cheaper than EVP_CIPHER_CTX_ctrl(). */
+static bool
+wg_aead_tag_param(EVP_CIPHER_CTX *ctx, uint8_t tag[WG_AEAD_TAG_LEN], bool set)
+{
+    OSSL_PARAM params[] = {
+        OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, tag,
+                                          WG_AEAD_TAG_LEN),
+        OSSL_PARAM_construct_end(),
+    };
+
+    return (set
+            ? EVP_CIPHER_CTX_set_params(ctx, params)
+            : EVP_CIPHER_CTX_get_params(ctx, params));
+}
+
+bool
+wg_aead_seal_nonce(struct wg_aead_key *k,
+                   const uint8_t nonce[WG_AEAD_NONCE_LEN],
+                   uint8_t *dst, const uint8_t *src, size_t len,
+                   const uint8_t *ad, size_t ad_len)
+{
+    EVP_CIPHER_CTX *ctx = k->enc;
+    int n;
+
+    if (len > INT_MAX || ad_len > INT_MAX) {
+        return false;
+    }
+    if (!EVP_EncryptInit_ex(ctx, NULL, NULL, NULL, nonce)
+        || (ad_len && !EVP_EncryptUpdate(ctx, NULL, &n, ad, ad_len))
+        || (len && (!EVP_EncryptUpdate(ctx, dst, &n, src, len)
+                    || n != (int) len))
+        || !EVP_EncryptFinal_ex(ctx, dst + len, &n)
+        || !wg_aead_tag_param(ctx, dst + len, false)) {
+        wg_crypto_log_failure("ChaCha20-Poly1305 encryption");
+        return false;
+    }
+    return true;
+}
+
+bool
+wg_aead_open_nonce(struct wg_aead_key *k,
+                   const uint8_t nonce[WG_AEAD_NONCE_LEN],
+                   uint8_t *dst, const uint8_t *src, size_t len,
+                   const uint8_t *ad, size_t ad_len)
+{
+    EVP_CIPHER_CTX *ctx = k->dec;
+    size_t pt_len = len - WG_AEAD_TAG_LEN;
+    int n;
+
+    if (len < WG_AEAD_TAG_LEN || pt_len > INT_MAX || ad_len > INT_MAX) {
+        return false;
+    }
+    if (!EVP_DecryptInit_ex(ctx, NULL, NULL, NULL, nonce)
+        || !wg_aead_tag_param(ctx, CONST_CAST(uint8_t *, src + pt_len),
+                              true)
+        || (ad_len && !EVP_DecryptUpdate(ctx, NULL, &n, ad, ad_len))
+        || (pt_len && (!EVP_DecryptUpdate(ctx, dst, &n, src, pt_len)
+                       || n != (int) pt_len))) {
+        wg_crypto_log_failure("ChaCha20-Poly1305 decryption");
+        return false;
+    }
+    if (!EVP_DecryptFinal_ex(ctx, dst + pt_len, &n)) {
+        /* Authentication failure: expected under attack, not logged. */
+        ERR_clear_error();
+        return false;
+    }
+    return true;
+}
+
+/* WireGuard's nonce: 4 zero bytes, then 'counter' in little-endian. */
+static void
+wg_aead_counter_nonce(uint8_t nonce[WG_AEAD_NONCE_LEN], uint64_t counter)
+{
+    memset(nonce, 0, 4);
+    for (int i = 0; i < 8; i++) {
+        nonce[4 + i] = counter >> (8 * i);
+    }
+}
+
+bool
+wg_aead_seal(struct wg_aead_key *k, uint64_t counter,
+             uint8_t *dst, const uint8_t *src, size_t len,
+             const uint8_t *ad, size_t ad_len)
+{
+    uint8_t nonce[WG_AEAD_NONCE_LEN];
+
+    wg_aead_counter_nonce(nonce, counter);
+    return wg_aead_seal_nonce(k, nonce, dst, src, len, ad, ad_len);
+}
+
+bool
+wg_aead_open(struct wg_aead_key *k, uint64_t counter,
+             uint8_t *dst, const uint8_t *src, size_t len,
+             const uint8_t *ad, size_t ad_len)
+{
+    uint8_t nonce[WG_AEAD_NONCE_LEN];
+
+    wg_aead_counter_nonce(nonce, counter);
+    return wg_aead_open_nonce(k, nonce, dst, src, len, ad, ad_len);
+}
+
+bool
+wg_crypto_aead_seal_once(const uint8_t key[WG_KEY_LEN], uint64_t counter,
+                         uint8_t *dst, const uint8_t *src, size_t len,
+                         const uint8_t *ad, size_t ad_len)
+{
+    struct wg_aead_key k = { .enc = wg_aead_ctx_create(key, true) };
+    bool ok = k.enc && wg_aead_seal(&k, counter, dst, src, len, ad, ad_len);
+
+    EVP_CIPHER_CTX_free(k.enc);
+    return ok;
+}
+
+bool
+wg_crypto_aead_open_once(const uint8_t key[WG_KEY_LEN], uint64_t counter,
+                         uint8_t *dst, const uint8_t *src, size_t len,
+                         const uint8_t *ad, size_t ad_len)
+{
+    struct wg_aead_key k = { .dec = wg_aead_ctx_create(key, false) };
+    bool ok = k.dec && wg_aead_open(&k, counter, dst, src, len, ad, ad_len);
+
+    EVP_CIPHER_CTX_free(k.dec);
+    return ok;
+}
+
+/* XChaCha20-Poly1305. */
+
+void
+wg_crypto_xaead_seal(uint8_t *dst, const uint8_t *src, size_t len,
+                     const uint8_t *ad, size_t ad_len,
+                     const uint8_t nonce[WG_XAEAD_NONCE_LEN],
+                     const uint8_t key[WG_KEY_LEN])
+{
+    (void) wg_crypto_init();
+    crypto_aead_xchacha20poly1305_ietf_encrypt_detached(
+        dst, dst + len, NULL, src, len, ad, ad_len, NULL, nonce, key);
+}
+
+bool
+wg_crypto_xaead_open(uint8_t *dst, const uint8_t *src, size_t len,
+                     const uint8_t *ad, size_t ad_len,
+                     const uint8_t nonce[WG_XAEAD_NONCE_LEN],
+                     const uint8_t key[WG_KEY_LEN])
+{
+    size_t ct_len = len - WG_AEAD_TAG_LEN;
+
+    (void) wg_crypto_init();
+    return (len >= WG_AEAD_TAG_LEN
+            && !crypto_aead_xchacha20poly1305_ietf_decrypt_detached(
+                dst, NULL, src, ct_len, src + ct_len, ad, ad_len, nonce,
+                key));
+}
+
+/* Utilities. */
+
+void
+wg_crypto_random(void *buf, size_t len)
+{
+    (void) wg_crypto_init();
+    randombytes_buf(buf, len);
+}
+
+uint32_t
+wg_crypto_random_uniform(uint32_t upper_bound)
+{
+    (void) wg_crypto_init();
+    return randombytes_uniform(upper_bound);
+}
+
+bool
+wg_crypto_equal(const void *a, const void *b, size_t len)
+{
+    return !sodium_memcmp(a, b, len);
+}
+
+bool
+wg_crypto_is_zero(const void *buf, size_t len)
+{
+    return sodium_is_zero(buf, len);
+}
+
+void
+wg_crypto_wipe(void *buf, size_t len)
+{
+    sodium_memzero(buf, len);
+}
+
+void
+wg_crypto_key_to_base64(char out[WG_KEY_B64_LEN],
+                        const uint8_t key[WG_KEY_LEN])
+{
+    sodium_bin2base64(out, WG_KEY_B64_LEN, key, WG_KEY_LEN,
+                      sodium_base64_VARIANT_ORIGINAL);
+}
+
+bool
+wg_crypto_key_from_base64(uint8_t key[WG_KEY_LEN], const char *b64)
+{
+    size_t b64_len = b64 ? strlen(b64) : 0;
+    size_t bin_len = 0;
+    const char *end = NULL;
+
+    /* libsodium rejects bad characters, misplaced padding and non-zero
+     * trailing bits; the lengths pin the form to exactly 44 characters
+     * that decode to 32 bytes. */
+    if (b64_len != WG_KEY_B64_LEN - 1
+        || sodium_base642bin(key, WG_KEY_LEN, b64, b64_len, NULL, &bin_len,
+                             &end, sodium_base64_VARIANT_ORIGINAL)
+        || bin_len != WG_KEY_LEN || end != b64 + b64_len) {
+        wg_crypto_wipe(key, WG_KEY_LEN);
+        return false;
+    }
+    return true;
+}
+
+void
+wg_crypto_key_to_hex(char out[WG_KEY_HEX_LEN], const uint8_t key[WG_KEY_LEN])
+{
+    sodium_bin2hex(out, WG_KEY_HEX_LEN, key, WG_KEY_LEN);
+}
+
+bool
+wg_crypto_key_from_hex(uint8_t key[WG_KEY_LEN], const char *hex)
+{
+    size_t hex_len = hex ? strlen(hex) : 0;
+    size_t bin_len = 0;
+    const char *end = NULL;
+
+    if (hex_len != WG_KEY_HEX_LEN - 1
+        || sodium_hex2bin(key, WG_KEY_LEN, hex, hex_len, NULL, &bin_len,
+                          &end)
+        || bin_len != WG_KEY_LEN || end != hex + hex_len) {
+        wg_crypto_wipe(key, WG_KEY_LEN);
+        return false;
+    }
+    return true;
+}

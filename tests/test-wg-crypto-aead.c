@@ -1,0 +1,377 @@
+/*
+ * Copyright (c) 2026 The ovs-wireguard authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#include <config.h>
+#include "wg-crypto.h"
+
+#include <sodium.h>
+#include <time.h>
+
+#include "util.h"
+#include "wgtest.h"
+
+/* Known answers and round trips for the AEAD constructions, and a seal
+ * micro-benchmark.  Sources:
+ *   - RFC 8439 (ChaCha20-Poly1305): section 2.8.2 and Appendix A.5.
+ *   - draft-irtf-cfrg-xchacha-03 Appendix A.3.1 (XChaCha20-Poly1305).
+ * libsodium's own RFC 8439 implementation serves as a second reference for
+ * WireGuard's counter nonce. */
+
+/* Checks that 'len' bytes at 'got' equal the hex string 'hex'. */
+static void
+check_hex(const uint8_t *got, size_t len, const char *hex)
+{
+    uint8_t want[512];
+
+    WGTEST_CHECK(wgtest_unhex(hex, want, sizeof want) == len);
+    WGTEST_CHECK_MEM(got, want, len);
+}
+
+static void
+init(void)
+{
+    WGTEST_CHECK(!wg_crypto_init());
+}
+
+/* ChaCha20-Poly1305 and XChaCha20-Poly1305. */
+
+static const char *const sunscreen =
+    "Ladies and Gentlemen of the class of '99: If I could offer you only "
+    "one tip for the future, sunscreen would be it.";
+
+/* Key 80 81 ... 9f, shared by RFC 8439 2.8.2 and the XChaCha draft. */
+static void
+key_80(uint8_t key[WG_KEY_LEN])
+{
+    for (int i = 0; i < WG_KEY_LEN; i++) {
+        key[i] = 0x80 + i;
+    }
+}
+
+/* Checks that opening 'len' bytes of 'sealed' fails once each of one byte
+ * of ciphertext (if any), of AD and of the tag is flipped. */
+static void
+check_tamper(struct wg_aead_key *k, const uint8_t nonce[WG_AEAD_NONCE_LEN],
+             const uint8_t *sealed, size_t len,
+             const uint8_t *ad, size_t ad_len)
+{
+    uint8_t buf[512], ad2[64], out[512];
+
+    ovs_assert(len <= sizeof buf && ad_len <= sizeof ad2 && ad_len > 0);
+    memcpy(buf, sealed, len);
+    memcpy(ad2, ad, ad_len);
+    WGTEST_CHECK(wg_aead_open_nonce(k, nonce, out, buf, len, ad2, ad_len));
+
+    if (len > WG_AEAD_TAG_LEN) {
+        buf[0] ^= 0x01;
+        WGTEST_CHECK(!wg_aead_open_nonce(k, nonce, out, buf, len,
+                                         ad2, ad_len));
+        buf[0] ^= 0x01;
+    }
+    ad2[ad_len - 1] ^= 0x80;
+    WGTEST_CHECK(!wg_aead_open_nonce(k, nonce, out, buf, len, ad2, ad_len));
+    ad2[ad_len - 1] ^= 0x80;
+    buf[len - 1] ^= 0x10;
+    WGTEST_CHECK(!wg_aead_open_nonce(k, nonce, out, buf, len, ad2, ad_len));
+    buf[len - 1] ^= 0x10;
+    WGTEST_CHECK(!wg_aead_open_nonce(k, nonce, out, buf, len - 1,
+                                     ad2, ad_len));
+    WGTEST_CHECK(!wg_aead_open_nonce(k, nonce, out, buf, WG_AEAD_TAG_LEN - 1,
+                                     ad2, ad_len));
+    WGTEST_CHECK(wg_aead_open_nonce(k, nonce, out, buf, len, ad2, ad_len));
+}
+
+/* RFC 8439 section 2.8.2. */
+static void
+test_aead_rfc8439_282(void)
+{
+    static const char *const expected =
+        "d31a8d34648e60db7b86afbc53ef7ec2a4aded51296e08fea9e2b5a736ee62d6"
+        "3dbea45e8ca9671282fafb69da92728b1a71de0a9e060b2905d6a5b67ecd3b36"
+        "92ddbd7f2d778b8c9803aee328091b58fab324e4fad675945585808b4831d7bc"
+        "3ff4def08e4b7a9de576d26586cec64b6116"
+        "1ae10b594f09e26a7e902ecbd0600691";
+    size_t len = strlen(sunscreen);
+    uint8_t key[WG_KEY_LEN], nonce[WG_AEAD_NONCE_LEN], ad[12];
+    uint8_t sealed[256], opened[256];
+    struct wg_aead_key *k;
+
+    key_80(key);
+    wgtest_unhex("07000000 4041424344454647", nonce, sizeof nonce);
+    wgtest_unhex("50515253c0c1c2c3c4c5c6c7", ad, sizeof ad);
+    k = wg_aead_key_create(key);
+    WGTEST_CHECK(k != NULL);
+
+    WGTEST_CHECK(wg_aead_seal_nonce(k, nonce, sealed,
+                                    (const uint8_t *) sunscreen, len,
+                                    ad, sizeof ad));
+    check_hex(sealed, len + WG_AEAD_TAG_LEN, expected);
+    WGTEST_CHECK(wg_aead_open_nonce(k, nonce, opened, sealed,
+                                    len + WG_AEAD_TAG_LEN, ad, sizeof ad));
+    WGTEST_CHECK_MEM(opened, sunscreen, len);
+    check_tamper(k, nonce, sealed, len + WG_AEAD_TAG_LEN, ad, sizeof ad);
+    wg_aead_key_destroy(k);
+}
+
+/* RFC 8439 Appendix A.5.  Its nonce 00000000 0102030405060708 is
+ * WireGuard's nonce for counter 0x0807060504030201. */
+static void
+test_aead_rfc8439_a5(void)
+{
+    static const char *const ct =
+        "64a0861575861af460f062c79be643bd5e805cfd345cf389f108670ac76c8cb2"
+        "4c6cfc18755d43eea09ee94e382d26b0bdb7b73c321b0100d4f03b7f355894cf"
+        "332f830e710b97ce98c8a84abd0b948114ad176e008d33bd60f982b1ff37c855"
+        "9797a06ef4f0ef61c186324e2b3506383606907b6a7c02b0f9f6157b53c867e4"
+        "b9166c767b804d46a59b5216cde7a4e99040c5a40433225ee282a1b0a06c523e"
+        "af4534d7f83fa1155b0047718cbc546a0d072b04b3564eea1b422273f548271a"
+        "0bb2316053fa76991955ebd63159434ecebb4e466dae5a1073a6727627097a10"
+        "49e617d91d361094fa68f0ff77987130305beaba2eda04df997b714d6c6f2c29"
+        "a6ad5cb4022b02709b"
+        "eead9d67890cbb22392336fea1851f38";
+    static const char *const pt =
+        "Internet-Drafts are draft documents valid for a maximum of six "
+        "months and may be updated, replaced, or obsoleted by other "
+        "documents at any time. It is inappropriate to use Internet-Drafts "
+        "as reference material or to cite them other than as "
+        "/\xe2\x80\x9cwork in progress./\xe2\x80\x9d";
+    const uint64_t counter = UINT64_C(0x0807060504030201);
+    uint8_t key[WG_KEY_LEN], nonce[WG_AEAD_NONCE_LEN], ad[12];
+    uint8_t sealed[512], buf[512];
+    size_t pt_len = strlen(pt);
+    size_t len = wgtest_unhex(ct, sealed, sizeof sealed);
+    struct wg_aead_key *k;
+
+    WGTEST_CHECK(pt_len == 265 && len == pt_len + WG_AEAD_TAG_LEN);
+    wgtest_unhex("1c9240a5eb55d38af333888604f6b5f047"
+          "3917c1402b80099dca5cbc207075c0", key, sizeof key);
+    wgtest_unhex("000000000102030405060708", nonce, sizeof nonce);
+    wgtest_unhex("f33388860000000000004e91", ad, sizeof ad);
+    k = wg_aead_key_create(key);
+    WGTEST_CHECK(k != NULL);
+
+    WGTEST_CHECK(wg_aead_open_nonce(k, nonce, buf, sealed, len,
+                                    ad, sizeof ad));
+    WGTEST_CHECK_MEM(buf, pt, pt_len);
+
+    /* The same through WireGuard's counter nonce, in place. */
+    memcpy(buf, sealed, len);
+    WGTEST_CHECK(wg_aead_open(k, counter, buf, buf, len, ad, sizeof ad));
+    WGTEST_CHECK_MEM(buf, pt, pt_len);
+    WGTEST_CHECK(wg_aead_seal(k, counter, buf, buf, pt_len, ad, sizeof ad));
+    WGTEST_CHECK_MEM(buf, sealed, len);
+    WGTEST_CHECK(wg_crypto_aead_open_once(key, counter, buf, sealed, len,
+                                          ad, sizeof ad));
+    WGTEST_CHECK_MEM(buf, pt, pt_len);
+    WGTEST_CHECK(wg_crypto_aead_seal_once(key, counter, buf,
+                                          (const uint8_t *) pt, pt_len,
+                                          ad, sizeof ad));
+    WGTEST_CHECK_MEM(buf, sealed, len);
+
+    WGTEST_CHECK(!wg_aead_open(k, counter + 1, buf, sealed, len,
+                               ad, sizeof ad));
+    WGTEST_CHECK(!wg_crypto_aead_open_once(key, counter - 1, buf, sealed, len,
+                                           ad, sizeof ad));
+    check_tamper(k, nonce, sealed, len, ad, sizeof ad);
+    wg_aead_key_destroy(k);
+}
+
+/* One round trip of 'len' bytes, out of place and in place, checked against
+ * libsodium's RFC 8439 implementation with the same nonce. */
+static void
+aead_round_trip(struct wg_aead_key *k, const uint8_t key[WG_KEY_LEN],
+                size_t len, uint64_t counter)
+{
+    uint8_t pt[2048], sealed[2048 + WG_AEAD_TAG_LEN];
+    uint8_t ref[2048 + WG_AEAD_TAG_LEN], buf[2048 + WG_AEAD_TAG_LEN];
+    uint8_t ad[64], nonce[WG_AEAD_NONCE_LEN];
+    size_t ad_len = wg_crypto_random_uniform(sizeof ad + 1);
+    unsigned long long ref_len;
+
+    wg_crypto_random(pt, len);
+    wg_crypto_random(ad, ad_len);
+    WGTEST_CHECK(wg_aead_seal(k, counter, sealed, pt, len, ad, ad_len));
+
+    memset(nonce, 0, 4);
+    for (int i = 0; i < 8; i++) {
+        nonce[4 + i] = counter >> (8 * i);
+    }
+    crypto_aead_chacha20poly1305_ietf_encrypt(ref, &ref_len, pt, len,
+                                              ad, ad_len, NULL, nonce, key);
+    WGTEST_CHECK(ref_len == len + WG_AEAD_TAG_LEN);
+    WGTEST_CHECK_MEM(sealed, ref, ref_len);
+
+    memset(buf, 0, sizeof buf);
+    WGTEST_CHECK(wg_aead_open(k, counter, buf, sealed, len + 16, ad, ad_len));
+    WGTEST_CHECK_MEM(buf, pt, len);
+
+    memcpy(buf, pt, len);
+    WGTEST_CHECK(wg_aead_seal(k, counter, buf, buf, len, ad, ad_len));
+    WGTEST_CHECK_MEM(buf, sealed, len + WG_AEAD_TAG_LEN);
+    WGTEST_CHECK(wg_aead_open(k, counter, buf, buf, len + 16, ad, ad_len));
+    WGTEST_CHECK_MEM(buf, pt, len);
+
+    WGTEST_CHECK(!wg_aead_open(k, counter + 1, buf, sealed, len + 16,
+                               ad, ad_len));
+    WGTEST_CHECK(!wg_aead_open(k, counter ^ (UINT64_C(1) << 63), buf, sealed,
+                               len + 16, ad, ad_len));
+}
+
+static void
+test_aead_round_trip(void)
+{
+    uint8_t key[WG_KEY_LEN];
+    struct wg_aead_key *k;
+
+    wg_crypto_random(key, sizeof key);
+    k = wg_aead_key_create(key);
+    WGTEST_CHECK(k != NULL);
+    for (size_t len = 0; len <= 2000; len++) {
+        aead_round_trip(k, key, len, len * UINT64_C(0x9e3779b97f4a7c15));
+    }
+    wg_aead_key_destroy(k);
+    wg_aead_key_destroy(NULL);
+}
+
+/* draft-irtf-cfrg-xchacha-03 Appendix A.3.1. */
+static void
+test_xaead(void)
+{
+    static const char *const expected =
+        "bd6d179d3e83d43b9576579493c0e939572a1700252bfaccbed2902c21396cbb"
+        "731c7f1b0b4aa6440bf3a82f4eda7e39ae64c6708c54c216cb96b72e1213b452"
+        "2f8c9ba40db5d945b11b69b982c1bb9e3f3fac2bc369488f76b2383565d3fff9"
+        "21f9664c97637da9768812f615c68b13b52e"
+        "c0875924c1c7987947deafd8780acf49";
+    size_t len = strlen(sunscreen);
+    uint8_t key[WG_KEY_LEN], nonce[WG_XAEAD_NONCE_LEN], ad[12];
+    uint8_t sealed[256], buf[256];
+
+    key_80(key);
+    wgtest_unhex("404142434445464748494a4b4c4d4e4f5051525354555657",
+          nonce, sizeof nonce);
+    wgtest_unhex("50515253c0c1c2c3c4c5c6c7", ad, sizeof ad);
+
+    wg_crypto_xaead_seal(sealed, (const uint8_t *) sunscreen, len,
+                         ad, sizeof ad, nonce, key);
+    check_hex(sealed, len + WG_AEAD_TAG_LEN, expected);
+    WGTEST_CHECK(wg_crypto_xaead_open(buf, sealed, len + 16, ad, sizeof ad,
+                                      nonce, key));
+    WGTEST_CHECK_MEM(buf, sunscreen, len);
+
+    memcpy(buf, sunscreen, len);
+    wg_crypto_xaead_seal(buf, buf, len, ad, sizeof ad, nonce, key);
+    WGTEST_CHECK_MEM(buf, sealed, len + WG_AEAD_TAG_LEN);
+    WGTEST_CHECK(wg_crypto_xaead_open(buf, buf, len + 16, ad, sizeof ad,
+                                      nonce, key));
+    WGTEST_CHECK_MEM(buf, sunscreen, len);
+
+    sealed[5] ^= 1;
+    WGTEST_CHECK(!wg_crypto_xaead_open(buf, sealed, len + 16, ad, sizeof ad,
+                                       nonce, key));
+    sealed[5] ^= 1;
+    sealed[len + 15] ^= 1;
+    WGTEST_CHECK(!wg_crypto_xaead_open(buf, sealed, len + 16, ad, sizeof ad,
+                                       nonce, key));
+    sealed[len + 15] ^= 1;
+    nonce[23] ^= 1;
+    WGTEST_CHECK(!wg_crypto_xaead_open(buf, sealed, len + 16, ad, sizeof ad,
+                                       nonce, key));
+    WGTEST_CHECK(!wg_crypto_xaead_open(buf, sealed, 15, ad, sizeof ad,
+                                       nonce, key));
+}
+
+static void
+test_aead_main(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
+{
+    init();
+    test_aead_rfc8439_282();
+    test_aead_rfc8439_a5();
+    test_aead_round_trip();
+    test_xaead();
+}
+WGTEST_REGISTER("crypto-aead", test_aead_main);
+
+/* Micro-benchmark (not a test): seal throughput on one core. */
+
+static double
+bench_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Seals 'size'-byte messages for about 'seconds', through wg_aead_seal()
+ * with 'k' if nonnull, else through libsodium with 'key'.  Returns MB/s. */
+static double
+bench_seal(struct wg_aead_key *k, const uint8_t key[WG_KEY_LEN],
+           uint8_t *buf, size_t size, double seconds)
+{
+    uint8_t nonce[WG_AEAD_NONCE_LEN] = { 0 };
+    unsigned long long out_len;
+    double start = bench_now();
+    double elapsed;
+    uint64_t n = 0;
+
+    do {
+        for (int i = 0; i < 64; i++, n++) {
+            if (k) {
+                WGTEST_CHECK(wg_aead_seal(k, n, buf, buf, size, NULL, 0));
+            } else {
+                memcpy(nonce + 4, &n, sizeof n);
+                crypto_aead_chacha20poly1305_ietf_encrypt(
+                    buf, &out_len, buf, size, NULL, 0, NULL, nonce, key);
+            }
+        }
+        elapsed = bench_now() - start;
+    } while (elapsed < seconds);
+    return n * (double) size / 1e6 / elapsed;
+}
+
+static void
+test_bench_main(int argc, char *argv[])
+{
+    static const size_t sizes[] = { 1420, 65536 };
+    double seconds = argc > 1 ? atof(argv[1]) : 1.0;
+    uint8_t key[WG_KEY_LEN];
+    struct wg_aead_key *k;
+    uint8_t *buf;
+
+    init();
+    if (seconds <= 0) {
+        seconds = 1.0;
+    }
+    wg_crypto_random(key, sizeof key);
+    k = wg_aead_key_create(key);
+    WGTEST_CHECK(k != NULL);
+    buf = xzalloc(65536 + WG_AEAD_TAG_LEN);
+
+    printf("ChaCha20-Poly1305 seal, one core, %.1f s per figure\n", seconds);
+    printf("%8s %16s %16s %7s\n", "size", "wg_aead_seal", "libsodium",
+           "ratio");
+    for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
+        double ours = bench_seal(k, key, buf, sizes[i], seconds);
+        double ref = bench_seal(NULL, key, buf, sizes[i], seconds);
+
+        printf("%8zu %11.1f MB/s %11.1f MB/s %7.2f\n",
+               sizes[i], ours, ref, ours / ref);
+    }
+    free(buf);
+    wg_aead_key_destroy(k);
+}
+WGTEST_REGISTER("crypto-bench", test_bench_main);
