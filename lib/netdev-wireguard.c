@@ -18,20 +18,32 @@
 #include "netdev-wireguard.h"
 
 #include <errno.h>
+#include <string.h>
 
 #include "coverage.h"
 #include "dp-packet.h"
 #include "hash.h"
-#include "netdev-provider.h"
+#include "netdev-wireguard-private.h"
+#include "openvswitch/dynamic-string.h"
 #include "openvswitch/vlog.h"
 #include "ovs-thread.h"
-#include "packets.h"
+#include "openvswitch/poll-loop.h"
 #include "smap.h"
+#include "timeval.h"
+#include "unixctl.h"
+#include "userspace-tso.h"
 #include "util.h"
+#include "wg-device.h"
+#include "wg-l2.h"
+#include "wg-show.h"
 
 VLOG_DEFINE_THIS_MODULE(netdev_wireguard);
 
-COVERAGE_DEFINE(wg_tx_drop_no_engine);
+COVERAGE_DEFINE(wg_config_peer_error);
+
+static struct vlog_rate_limit netdev_wg_rl = VLOG_RATE_LIMIT_INIT(5, 20);
+
+static void netdev_wg_peers_clear(struct netdev_wireguard *);
 
 /* Inner MTU of a WireGuard port unless mtu_request says otherwise: 1500
  * minus the outer IPv6 (40), UDP (8) and WireGuard data (32) overhead. */
@@ -39,20 +51,9 @@ COVERAGE_DEFINE(wg_tx_drop_no_engine);
 #define NETDEV_WG_MIN_MTU 576
 #define NETDEV_WG_MAX_MTU 9000
 
-struct netdev_wireguard {
-    struct netdev up;
-
-    struct ovs_mutex mutex;
-    struct eth_addr mac OVS_GUARDED;
-    int mtu OVS_GUARDED;
-    enum netdev_flags flags OVS_GUARDED;
-    struct netdev_stats stats OVS_GUARDED;
-    struct smap options OVS_GUARDED;    /* Last applied options. */
-};
-
-struct netdev_wireguard_rxq {
-    struct netdev_rxq up;
-};
+struct ovs_mutex netdev_wg_list_mutex = OVS_MUTEX_INITIALIZER;
+struct ovs_list netdev_wg_list OVS_GUARDED_BY(netdev_wg_list_mutex)
+    = OVS_LIST_INITIALIZER(&netdev_wg_list);
 
 static bool
 is_netdev_wireguard_class(const struct netdev_class *class)
@@ -70,8 +71,8 @@ netdev_wireguard_cast(const struct netdev *netdev)
 static struct netdev *
 netdev_wireguard_alloc(void)
 {
-    struct netdev_wireguard *dev = xzalloc(sizeof *dev);
-    return &dev->up;
+    struct netdev_wireguard *wg = xzalloc(sizeof *wg);
+    return &wg->up;
 }
 
 /* A stable, locally administered unicast MAC derived from the port name, so
@@ -91,23 +92,44 @@ netdev_wireguard_stable_mac(const char *name)
 static int
 netdev_wireguard_construct(struct netdev *netdev)
 {
-    struct netdev_wireguard *dev = netdev_wireguard_cast(netdev);
+    struct netdev_wireguard *wg = netdev_wireguard_cast(netdev);
+    struct wg_device_hooks hooks = {
+        .send = netdev_wg_io_send_control,
+        .session_ready = netdev_wg_io_session_ready,
+        .handshake_failed = netdev_wg_io_handshake_failed,
+    };
 
-    ovs_mutex_init(&dev->mutex);
-    dev->mac = netdev_wireguard_stable_mac(netdev_get_name(netdev));
-    dev->mtu = NETDEV_WG_DEFAULT_MTU;
-    dev->flags = 0;
-    smap_init(&dev->options);
+    ovs_mutex_init(&wg->mutex);
+    wg->mac = netdev_wireguard_stable_mac(netdev_get_name(netdev));
+    wg->mtu = NETDEV_WG_DEFAULT_MTU;
+    wg_config_init(&wg->cfg);
+    wg->dev = wg_device_create(&hooks, wg);
+    wg_device_set_mtu(wg->dev, wg->mtu);
+    netdev_wg_io_init(wg);
+
+    ovs_mutex_lock(&netdev_wg_list_mutex);
+    ovs_list_push_back(&netdev_wg_list, &wg->list_node);
+    ovs_mutex_unlock(&netdev_wg_list_mutex);
     return 0;
 }
 
 static void
 netdev_wireguard_destruct(struct netdev *netdev)
 {
-    struct netdev_wireguard *dev = netdev_wireguard_cast(netdev);
+    struct netdev_wireguard *wg = netdev_wireguard_cast(netdev);
 
-    smap_destroy(&dev->options);
-    ovs_mutex_destroy(&dev->mutex);
+    ovs_mutex_lock(&netdev_wg_list_mutex);
+    ovs_list_remove(&wg->list_node);
+    ovs_mutex_unlock(&netdev_wg_list_mutex);
+
+    ovs_mutex_lock(&wg->mutex);
+    netdev_wg_uapi_stop(wg);
+    netdev_wg_peers_clear(wg);
+    wg_device_destroy(wg->dev);
+    netdev_wg_io_destroy(wg);
+    wg_config_destroy(&wg->cfg);
+    ovs_mutex_unlock(&wg->mutex);
+    ovs_mutex_destroy(&wg->mutex);
 }
 
 static void
@@ -116,66 +138,459 @@ netdev_wireguard_dealloc(struct netdev *netdev)
     free(netdev_wireguard_cast(netdev));
 }
 
-static int
-netdev_wireguard_get_config(const struct netdev *netdev, struct smap *args)
-{
-    struct netdev_wireguard *dev = netdev_wireguard_cast(netdev);
-    struct smap_node *node;
+/* Peers. */
 
-    ovs_mutex_lock(&dev->mutex);
-    SMAP_FOR_EACH (node, &dev->options) {
-        /* Never echo key material back into the database or logs. */
-        if (!strstr(node->key, "private_key")
-            && !strstr(node->key, "preshared_key")) {
-            smap_add(args, node->key, node->value);
+struct netdev_wg_peer *
+netdev_wg_peer_create(const char *name, const char *fingerprint)
+{
+    struct netdev_wg_peer *np = xzalloc(sizeof *np);
+
+    np->name = nullable_xstrdup(name);
+    np->fingerprint = nullable_xstrdup(fingerprint);
+    netdev_wg_ring_init(&np->queue, NETDEV_WG_PEER_QUEUE_MAX);
+    return np;
+}
+
+void
+netdev_wg_peer_destroy(struct netdev_wireguard *wg OVS_UNUSED,
+                       struct netdev_wg_peer *np)
+{
+    if (np) {
+        netdev_wg_ring_destroy(&np->queue);
+        free(np->name);
+        free(np->fingerprint);
+        free(np);
+    }
+}
+
+/* Returns the port state of 'peer', creating it (as a peer not managed by
+ * OVSDB) if the UAPI added the peer. */
+struct netdev_wg_peer *
+netdev_wg_peer_of(struct wg_peer *peer)
+{
+    struct netdev_wg_peer *np = wg_device_peer_get_user_data(peer);
+
+    if (!np) {
+        np = netdev_wg_peer_create(NULL, NULL);
+        wg_device_peer_set_user_data(peer, np);
+    }
+    return np;
+}
+
+static void
+netdev_wg_peer_remove(struct netdev_wireguard *wg, struct wg_peer *peer)
+{
+    netdev_wg_peer_destroy(wg, wg_device_peer_get_user_data(peer));
+    wg_device_peer_set_user_data(peer, NULL);
+    wg_device_peer_remove(wg->dev, peer);
+}
+
+static void
+netdev_wg_peers_clear(struct netdev_wireguard *wg)
+{
+    struct wg_peer *peer;
+
+    while ((peer = wg_device_peer_first(wg->dev))) {
+        netdev_wg_peer_remove(wg, peer);
+    }
+}
+
+static struct wg_peer *
+netdev_wg_find_named_peer(struct netdev_wireguard *wg, const char *name)
+{
+    for (struct wg_peer *peer = wg_device_peer_first(wg->dev); peer;
+         peer = wg_device_peer_next(wg->dev, peer)) {
+        struct netdev_wg_peer *np = wg_device_peer_get_user_data(peer);
+        if (np && np->name && !strcmp(np->name, name)) {
+            return peer;
         }
     }
-    ovs_mutex_unlock(&dev->mutex);
+    return NULL;
+}
+
+static bool
+netdev_wg_peer_has_key(struct netdev_wireguard *wg,
+                       const struct wg_peer *peer, const uint8_t *key)
+{
+    return wg_device_peer_lookup(wg->dev, key) == peer;
+}
+
+/* Sets everything but the public key of 'peer' from 'cp'.  Returns NULL or
+ * a reason the peer cannot be used (caller frees). */
+static char *
+netdev_wg_peer_apply(struct netdev_wireguard *wg, struct wg_peer *peer,
+                     const struct wg_config_peer *cp)
+{
+    wg_device_peer_set_psk(wg->dev, peer, cp->has_psk ? cp->psk : NULL);
+    if (cp->endpoint_len) {
+        wg_device_peer_set_endpoint(wg->dev, peer,
+                                    (const struct sockaddr *) &cp->endpoint,
+                                    cp->endpoint_len);
+    }
+    wg_device_peer_allowed_ips_clear(wg->dev, peer);
+    for (size_t i = 0; i < cp->n_allowed_ips; i++) {
+        const struct wg_config_prefix *p = &cp->allowed_ips[i];
+        int error = wg_device_peer_allowed_ip_add(wg->dev, peer, p->family,
+                                                  p->addr, p->len);
+        if (error) {
+            return xasprintf("allowed IP %d of %"PRIuSIZE" rejected (%s)",
+                             (int) i + 1, cp->n_allowed_ips,
+                             ovs_strerror(error));
+        }
+    }
+    wg_device_peer_set_persistent_keepalive(wg->dev, peer,
+                                            cp->persistent_keepalive);
+    return NULL;
+}
+
+/* Adds the OVSDB peer 'cp' to the device, or adopts a peer with the same
+ * public key that the UAPI added.  Returns NULL or a reason. */
+static char *
+netdev_wg_peer_add(struct netdev_wireguard *wg,
+                   const struct wg_config_peer *cp)
+{
+    struct wg_peer *peer = wg_device_peer_lookup(wg->dev, cp->public_key);
+    struct netdev_wg_peer *np;
+    char *err;
+
+    if (peer) {
+        np = wg_device_peer_get_user_data(peer);
+        if (np && np->name) {
+            return xasprintf("public_key is the same as peer \"%s\"",
+                             np->name);
+        }
+    } else {
+        int error = wg_device_peer_add(wg->dev, cp->public_key, &peer);
+        if (error) {
+            return xasprintf("public_key cannot be used (%s)",
+                             error == EINVAL ? "low-order or own key"
+                             : ovs_strerror(error));
+        }
+    }
+    np = netdev_wg_peer_of(peer);
+    free(np->name);
+    np->name = xstrdup(cp->name);
+    free(np->fingerprint);
+    np->fingerprint = xstrdup(cp->fingerprint);
+    err = netdev_wg_peer_apply(wg, peer, cp);
+    if (err) {
+        netdev_wg_peer_remove(wg, peer);
+    }
+    return err;
+}
+
+/* Brings the device's OVSDB-managed peers in line with 'cfg', touching only
+ * peers whose options changed.  Reasons for peers that cannot be used go
+ * into cfg->peer_errors. */
+static void
+netdev_wg_apply_peers(struct netdev_wireguard *wg, struct wg_config *cfg)
+{
+    struct wg_config_peer *cp;
+    struct wg_peer *peer, *next;
+
+    /* Remove peers gone from the database or whose options changed. */
+    for (peer = wg_device_peer_first(wg->dev); peer; peer = next) {
+        struct netdev_wg_peer *np = wg_device_peer_get_user_data(peer);
+
+        next = wg_device_peer_next(wg->dev, peer);
+        if (!np || !np->name) {
+            continue;           /* Added through the UAPI: left alone. */
+        }
+        cp = wg_config_find_peer(cfg, np->name);
+        if (cp && !strcmp(cp->fingerprint, np->fingerprint)) {
+            continue;           /* Unchanged: keeps its sessions. */
+        }
+        if (cp && netdev_wg_peer_has_key(wg, peer, cp->public_key)) {
+            char *err = netdev_wg_peer_apply(wg, peer, cp);
+            free(np->fingerprint);
+            np->fingerprint = xstrdup(cp->fingerprint);
+            if (!err) {
+                continue;
+            }
+            smap_replace_nocopy(&cfg->peer_errors, cp->name, err);
+        }
+        netdev_wg_peer_remove(wg, peer);
+    }
+
+    /* Add new and changed peers. */
+    HMAP_FOR_EACH (cp, node, &cfg->peers) {
+        if (!netdev_wg_find_named_peer(wg, cp->name)) {
+            char *err = netdev_wg_peer_add(wg, cp);
+            if (err) {
+                smap_replace_nocopy(&cfg->peer_errors, cp->name, err);
+            }
+        }
+    }
+}
+
+/* Identity and sockets. */
+
+static void
+netdev_wg_apply_private_key(struct netdev_wireguard *wg,
+                            const struct wg_config *cfg)
+{
+    uint8_t cur[WG_KEY_LEN];
+    bool has_cur = wg_device_get_private_key(wg->dev, cur);
+
+    if (cfg->has_private_key
+        && (!has_cur || !wg_crypto_equal(cur, cfg->private_key,
+                                         WG_KEY_LEN))) {
+        wg_device_set_private_key(wg->dev, cfg->private_key);
+    } else if (!cfg->has_private_key && has_cur
+               && wg->configured && wg->cfg.has_private_key) {
+        /* The database no longer has a key (one set through the UAPI while
+         * the database had none is kept). */
+        wg_device_set_private_key(wg->dev, NULL);
+    }
+    wg_crypto_wipe(cur, sizeof cur);
+}
+
+static int
+netdev_wg_open_socket(int family, int port, const struct wg_config *cfg,
+                      struct udp_batch_sock **sockp, char **errp)
+{
+    struct udp_batch_options opts = {
+        .family = family,
+        .port = port,
+        .gso = cfg->udp_gso,
+        .gro = cfg->udp_gro,
+    };
+    return udp_batch_open(&opts, sockp, errp);
+}
+
+/* Opens the IPv4 and IPv6 sockets on 'port' (0: the same ephemeral port for
+ * both).  IPv6 is optional when the system lacks it. */
+static int
+netdev_wg_open_sockets(int port, const struct wg_config *cfg,
+                       struct udp_batch_sock **s4, struct udp_batch_sock **s6,
+                       char **errp)
+{
+    for (int attempt = 0; attempt < 8; attempt++) {
+        char *err6 = NULL;
+        int error;
+
+        error = netdev_wg_open_socket(AF_INET, port, cfg, s4, errp);
+        if (error) {
+            return error;
+        }
+        error = netdev_wg_open_socket(AF_INET6, udp_batch_port(*s4), cfg,
+                                      s6, &err6);
+        if (!error || error == EAFNOSUPPORT || error == EADDRNOTAVAIL) {
+            free(err6);
+            return 0;
+        }
+        udp_batch_close(*s4);
+        *s4 = NULL;
+        if (port || error != EADDRINUSE) {
+            *errp = err6;
+            return error;
+        }
+        free(err6);             /* Ephemeral port taken for IPv6: retry. */
+    }
+    *errp = xstrdup("no UDP port free for both IPv4 and IPv6.");
+    return EADDRINUSE;
+}
+
+static int
+netdev_wg_apply_sockets(struct netdev_wireguard *wg,
+                        const struct wg_config *cfg, char **errp)
+{
+    bool reopen = !wg->sock4
+                  || (cfg->listen_port
+                      && cfg->listen_port != wg->bound_port);
+
+    if (reopen) {
+        struct udp_batch_sock *s4 = NULL, *s6 = NULL;
+        int error = netdev_wg_open_sockets(cfg->listen_port, cfg,
+                                           &s4, &s6, errp);
+        if (error) {
+            return error;
+        }
+        udp_batch_close(wg->sock4);
+        udp_batch_close(wg->sock6);
+        wg->sock4 = s4;
+        wg->sock6 = s6;
+        wg->bound_port = udp_batch_port(s4);
+    }
+    udp_batch_set_gso(wg->sock4, cfg->udp_gso);
+    udp_batch_set_gro(wg->sock4, cfg->udp_gro);
+    if (wg->sock6) {
+        udp_batch_set_gso(wg->sock6, cfg->udp_gso);
+        udp_batch_set_gro(wg->sock6, cfg->udp_gro);
+    }
     return 0;
+}
+
+/* Changes the listening port at run time (UAPI "listen_port=").  Returns 0
+ * or an errno value. */
+int
+netdev_wg_set_listen_port(struct netdev_wireguard *wg, int port)
+{
+    struct udp_batch_sock *s4 = NULL, *s6 = NULL;
+    char *err = NULL;
+    int error;
+
+    if (port && port == wg->bound_port) {
+        return 0;
+    }
+    error = netdev_wg_open_sockets(port, &wg->cfg, &s4, &s6, &err);
+    if (error) {
+        VLOG_WARN_RL(&netdev_wg_rl, "%s: %s", netdev_get_name(&wg->up), err);
+        free(err);
+        return error;
+    }
+    udp_batch_close(wg->sock4);
+    udp_batch_close(wg->sock6);
+    wg->sock4 = s4;
+    wg->sock6 = s6;
+    wg->bound_port = udp_batch_port(s4);
+    return 0;
+}
+
+/* Offloads: the port segments and checksums itself, so it advertises TSO and
+ * checksum offload whenever userspace-tso is on.  OVS can turn it on at any
+ * time (never off without a restart), so this is checked on every
+ * reconfiguration. */
+static void
+netdev_wg_apply_offloads(struct netdev_wireguard *wg)
+{
+    if (userspace_tso_enabled() && !wg->tso) {
+        wg->up.ol_flags |= NETDEV_TX_OFFLOAD_TCP_TSO
+                           | NETDEV_TX_OFFLOAD_TCP_CKSUM
+                           | NETDEV_TX_OFFLOAD_UDP_CKSUM
+                           | NETDEV_TX_OFFLOAD_SCTP_CKSUM
+                           | NETDEV_TX_OFFLOAD_IPV4_CKSUM;
+        wg->tso = true;
+        netdev_change_seq_changed(&wg->up);
+    }
+}
+
+/* The port's own addresses, for which it answers ARP and ND so guests can
+ * use it as a gateway. */
+static int
+netdev_wg_apply_addresses(struct netdev_wireguard *wg,
+                          const struct wg_config *cfg, char **errp)
+{
+    char *err = wg_l2_set_addresses(wg->l2, cfg->address);
+
+    if (err) {
+        *errp = xasprintf("address: %s", err);
+        free(err);
+        return EINVAL;
+    }
+    return 0;
+}
+
+/* Configuration. */
+
+static void
+netdev_wg_log_peer_errors(const struct netdev_wireguard *wg,
+                          const struct smap *errors)
+{
+    struct smap_node *node;
+
+    SMAP_FOR_EACH (node, errors) {
+        const char *old = smap_get(&wg->cfg.peer_errors, node->key);
+        if (!old || strcmp(old, node->value)) {
+            COVERAGE_INC(wg_config_peer_error);
+            VLOG_WARN_RL(&netdev_wg_rl, "%s: peer %s left out: %s",
+                         netdev_get_name(&wg->up), node->key, node->value);
+        }
+    }
 }
 
 static int
 netdev_wireguard_set_config(struct netdev *netdev, const struct smap *args,
-                            char **errp OVS_UNUSED)
+                            char **errp)
 {
-    struct netdev_wireguard *dev = netdev_wireguard_cast(netdev);
+    struct netdev_wireguard *wg = netdev_wireguard_cast(netdev);
+    struct wg_config cfg;
+    int error;
 
-    ovs_mutex_lock(&dev->mutex);
-    smap_destroy(&dev->options);
-    smap_clone(&dev->options, args);
-    ovs_mutex_unlock(&dev->mutex);
+    wg_config_init(&cfg);
+    error = wg_config_parse(args, &cfg, errp);
+
+    ovs_mutex_lock(&wg->mutex);
+    if (!error) {
+        error = netdev_wg_apply_addresses(wg, &cfg, errp);
+    }
+    if (!error) {
+        error = netdev_wg_apply_sockets(wg, &cfg, errp);
+    }
+    if (!error) {
+        netdev_wg_apply_private_key(wg, &cfg);
+        netdev_wg_apply_peers(wg, &cfg);
+        netdev_wg_apply_offloads(wg);
+        netdev_wg_log_peer_errors(wg, &cfg.peer_errors);
+        netdev_wg_uapi_update(wg, &cfg);
+        wg_config_destroy(&wg->cfg);
+        wg->cfg = cfg;          /* Moves the peers hmap: fix its links. */
+        hmap_moved(&wg->cfg.peers);
+        hmap_moved(&wg->cfg.peer_errors.map);
+        wg->configured = true;
+    } else {
+        wg_config_destroy(&cfg);
+    }
+    ovs_mutex_unlock(&wg->mutex);
+    return error;
+}
+
+static int
+netdev_wireguard_get_config(const struct netdev *netdev, struct smap *args)
+{
+    struct netdev_wireguard *wg = netdev_wireguard_cast(netdev);
+
+    ovs_mutex_lock(&wg->mutex);
+    if (wg->bound_port) {
+        smap_add_format(args, "listen_port", "%d", wg->bound_port);
+    }
+    ovs_mutex_unlock(&wg->mutex);
     return 0;
 }
 
 static int
-netdev_wireguard_send(struct netdev *netdev, int qid OVS_UNUSED,
-                      struct dp_packet_batch *batch,
-                      bool concurrent_txq OVS_UNUSED)
+netdev_wireguard_get_status(const struct netdev *netdev, struct smap *smap)
 {
-    struct netdev_wireguard *dev = netdev_wireguard_cast(netdev);
-    size_t n = dp_packet_batch_size(batch);
+    struct netdev_wireguard *wg = netdev_wireguard_cast(netdev);
+    uint8_t pub[WG_KEY_LEN];
+    struct smap_node *node;
 
-    /* No protocol engine behind the port yet: count and drop. */
-    ovs_mutex_lock(&dev->mutex);
-    dev->stats.tx_dropped += n;
-    ovs_mutex_unlock(&dev->mutex);
-    COVERAGE_ADD(wg_tx_drop_no_engine, n);
-    dp_packet_delete_batch(batch, true);
+    ovs_mutex_lock(&wg->mutex);
+    if (wg_device_get_public_key(wg->dev, pub)) {
+        char b64[WG_KEY_B64_LEN];
+        wg_crypto_key_to_base64(b64, pub);
+        smap_add(smap, "public_key", b64);
+    } else {
+        smap_add(smap, "public_key", "none (no private key configured)");
+    }
+    smap_add_format(smap, "listen_port", "%d", wg->bound_port);
+    smap_add_format(smap, "peers", "%"PRIuSIZE,
+                    wg_device_peer_count(wg->dev));
+    SMAP_FOR_EACH (node, &wg->cfg.peer_errors) {
+        smap_add_nocopy(smap, xasprintf("peer_error.%s", node->key),
+                        xstrdup(node->value));
+    }
+    netdev_wg_uapi_status(wg, smap);
+    smap_add(smap, "userspace_tso", wg->tso ? "true" : "false");
+    ovs_mutex_unlock(&wg->mutex);
     return 0;
 }
+
+/* Ethernet-level properties. */
 
 static int
 netdev_wireguard_set_etheraddr(struct netdev *netdev,
                                const struct eth_addr mac)
 {
-    struct netdev_wireguard *dev = netdev_wireguard_cast(netdev);
+    struct netdev_wireguard *wg = netdev_wireguard_cast(netdev);
 
-    ovs_mutex_lock(&dev->mutex);
-    if (!eth_addr_equals(dev->mac, mac)) {
-        dev->mac = mac;
+    ovs_mutex_lock(&wg->mutex);
+    if (!eth_addr_equals(wg->mac, mac)) {
+        wg->mac = mac;
+        wg_l2_set_mac(wg->l2, mac);
         netdev_change_seq_changed(netdev);
     }
-    ovs_mutex_unlock(&dev->mutex);
+    ovs_mutex_unlock(&wg->mutex);
     return 0;
 }
 
@@ -183,39 +598,42 @@ static int
 netdev_wireguard_get_etheraddr(const struct netdev *netdev,
                                struct eth_addr *mac)
 {
-    struct netdev_wireguard *dev = netdev_wireguard_cast(netdev);
+    struct netdev_wireguard *wg = netdev_wireguard_cast(netdev);
 
-    ovs_mutex_lock(&dev->mutex);
-    *mac = dev->mac;
-    ovs_mutex_unlock(&dev->mutex);
+    ovs_mutex_lock(&wg->mutex);
+    *mac = wg->mac;
+    ovs_mutex_unlock(&wg->mutex);
     return 0;
 }
 
 static int
 netdev_wireguard_get_mtu(const struct netdev *netdev, int *mtup)
 {
-    struct netdev_wireguard *dev = netdev_wireguard_cast(netdev);
+    struct netdev_wireguard *wg = netdev_wireguard_cast(netdev);
 
-    ovs_mutex_lock(&dev->mutex);
-    *mtup = dev->mtu;
-    ovs_mutex_unlock(&dev->mutex);
+    ovs_mutex_lock(&wg->mutex);
+    *mtup = wg->mtu;
+    ovs_mutex_unlock(&wg->mutex);
     return 0;
 }
 
 static int
 netdev_wireguard_set_mtu(struct netdev *netdev, int mtu)
 {
-    struct netdev_wireguard *dev = netdev_wireguard_cast(netdev);
+    struct netdev_wireguard *wg = netdev_wireguard_cast(netdev);
 
     if (mtu < NETDEV_WG_MIN_MTU || mtu > NETDEV_WG_MAX_MTU) {
         return EINVAL;
     }
-    ovs_mutex_lock(&dev->mutex);
-    if (dev->mtu != mtu) {
-        dev->mtu = mtu;
+    ovs_mutex_lock(&wg->mutex);
+    if (wg->mtu != mtu) {
+        netdev_wg_io_flush(wg);
+        wg->mtu = mtu;
+        wg_device_set_mtu(wg->dev, mtu);
+        netdev_wg_io_set_mtu(wg, mtu);
         netdev_change_seq_changed(netdev);
     }
-    ovs_mutex_unlock(&dev->mutex);
+    ovs_mutex_unlock(&wg->mutex);
     return 0;
 }
 
@@ -223,11 +641,11 @@ static int
 netdev_wireguard_get_stats(const struct netdev *netdev,
                            struct netdev_stats *stats)
 {
-    struct netdev_wireguard *dev = netdev_wireguard_cast(netdev);
+    struct netdev_wireguard *wg = netdev_wireguard_cast(netdev);
 
-    ovs_mutex_lock(&dev->mutex);
-    *stats = dev->stats;
-    ovs_mutex_unlock(&dev->mutex);
+    ovs_mutex_lock(&wg->mutex);
+    *stats = wg->stats;
+    ovs_mutex_unlock(&wg->mutex);
     return 0;
 }
 
@@ -236,20 +654,39 @@ netdev_wireguard_update_flags(struct netdev *netdev, enum netdev_flags off,
                               enum netdev_flags on,
                               enum netdev_flags *old_flagsp)
 {
-    struct netdev_wireguard *dev = netdev_wireguard_cast(netdev);
+    struct netdev_wireguard *wg = netdev_wireguard_cast(netdev);
 
     if ((off | on) & ~(NETDEV_UP | NETDEV_PROMISC)) {
         return EINVAL;
     }
-    ovs_mutex_lock(&dev->mutex);
-    *old_flagsp = dev->flags;
-    dev->flags = (dev->flags | on) & ~off;
-    if (dev->flags != *old_flagsp) {
+    ovs_mutex_lock(&wg->mutex);
+    *old_flagsp = wg->flags;
+    wg->flags = (wg->flags | on) & ~off;
+    if (wg->flags != *old_flagsp) {
         netdev_change_seq_changed(netdev);
     }
-    ovs_mutex_unlock(&dev->mutex);
+    ovs_mutex_unlock(&wg->mutex);
     return 0;
 }
+
+/* Data path. */
+
+static int
+netdev_wireguard_send(struct netdev *netdev, int qid OVS_UNUSED,
+                      struct dp_packet_batch *batch,
+                      bool concurrent_txq OVS_UNUSED)
+{
+    struct netdev_wireguard *wg = netdev_wireguard_cast(netdev);
+
+    ovs_mutex_lock(&wg->mutex);
+    netdev_wg_io_send(wg, batch);
+    ovs_mutex_unlock(&wg->mutex);
+    return 0;
+}
+
+struct netdev_wireguard_rxq {
+    struct netdev_rxq up;
+};
 
 static struct netdev_rxq *
 netdev_wireguard_rxq_alloc(void)
@@ -276,24 +713,117 @@ netdev_wireguard_rxq_dealloc(struct netdev_rxq *rxq)
 }
 
 static int
-netdev_wireguard_rxq_recv(struct netdev_rxq *rxq OVS_UNUSED,
-                          struct dp_packet_batch *batch OVS_UNUSED,
-                          int *qfill)
+netdev_wireguard_rxq_recv(struct netdev_rxq *rxq,
+                          struct dp_packet_batch *batch, int *qfill)
 {
+    struct netdev_wireguard *wg = netdev_wireguard_cast(rxq->netdev);
+    int error;
+
+    ovs_mutex_lock(&wg->mutex);
+    error = netdev_wg_io_recv(wg, batch);
+    ovs_mutex_unlock(&wg->mutex);
     if (qfill) {
         *qfill = 0;
     }
-    return EAGAIN;
+    return error;
 }
 
 static void
-netdev_wireguard_rxq_wait(struct netdev_rxq *rxq OVS_UNUSED)
+netdev_wireguard_rxq_wait(struct netdev_rxq *rxq)
 {
+    struct netdev_wireguard *wg = netdev_wireguard_cast(rxq->netdev);
+
+    ovs_mutex_lock(&wg->mutex);
+    if (netdev_wg_io_has_pending(wg)) {
+        poll_immediate_wake();
+    }
+    if (wg->sock4) {
+        poll_fd_wait(udp_batch_fd(wg->sock4), POLLIN);
+    }
+    if (wg->sock6) {
+        poll_fd_wait(udp_batch_fd(wg->sock6), POLLIN);
+    }
+    ovs_mutex_unlock(&wg->mutex);
+}
+
+/* Timers and the UAPI socket, from the main loop. */
+
+static void
+netdev_wireguard_run(const struct netdev_class *class OVS_UNUSED)
+{
+    struct netdev_wireguard *wg;
+
+    ovs_mutex_lock(&netdev_wg_list_mutex);
+    LIST_FOR_EACH (wg, list_node, &netdev_wg_list) {
+        ovs_mutex_lock(&wg->mutex);
+        wg_device_run(wg->dev);
+        netdev_wg_io_run(wg);
+        netdev_wg_uapi_run(wg);
+        netdev_wg_io_flush(wg);
+        ovs_mutex_unlock(&wg->mutex);
+    }
+    ovs_mutex_unlock(&netdev_wg_list_mutex);
+}
+
+static void
+netdev_wireguard_wait(const struct netdev_class *class OVS_UNUSED)
+{
+    struct netdev_wireguard *wg;
+
+    ovs_mutex_lock(&netdev_wg_list_mutex);
+    LIST_FOR_EACH (wg, list_node, &netdev_wg_list) {
+        ovs_mutex_lock(&wg->mutex);
+        long long int deadline = MIN(wg_device_next_deadline(wg->dev),
+                                     wg_l2_next_deadline(wg->l2));
+        if (deadline != LLONG_MAX) {
+            poll_timer_wait_until(deadline);
+        }
+        netdev_wg_uapi_wait(wg);
+        ovs_mutex_unlock(&wg->mutex);
+    }
+    ovs_mutex_unlock(&netdev_wg_list_mutex);
+}
+
+/* ovs-appctl wireguard/show [PORT]. */
+
+static void
+netdev_wireguard_unixctl_show(struct unixctl_conn *conn, int argc,
+                              const char *argv[], void *aux OVS_UNUSED)
+{
+    const char *name = argc > 1 ? argv[argc - 1] : NULL;
+    struct ds out = DS_EMPTY_INITIALIZER;
+    struct netdev_wireguard *wg;
+    bool found = false;
+
+    ovs_mutex_lock(&netdev_wg_list_mutex);
+    LIST_FOR_EACH (wg, list_node, &netdev_wg_list) {
+        if (name && strcmp(name, netdev_get_name(&wg->up))) {
+            continue;
+        }
+        ovs_mutex_lock(&wg->mutex);
+        if (found) {
+            ds_put_char(&out, '\n');
+        }
+        wg_show_device(&out, netdev_get_name(&wg->up), wg->dev,
+                       wg->bound_port);
+        ovs_mutex_unlock(&wg->mutex);
+        found = true;
+    }
+    ovs_mutex_unlock(&netdev_wg_list_mutex);
+
+    if (name && !found) {
+        unixctl_command_reply_error(conn, "no such wireguard port");
+    } else {
+        unixctl_command_reply(conn, ds_cstr(&out));
+    }
+    ds_destroy(&out);
 }
 
 const struct netdev_class netdev_wireguard_class = {
     .type = "wireguard",
     .is_pmd = false,
+    .run = netdev_wireguard_run,
+    .wait = netdev_wireguard_wait,
     .alloc = netdev_wireguard_alloc,
     .construct = netdev_wireguard_construct,
     .destruct = netdev_wireguard_destruct,
@@ -306,6 +836,7 @@ const struct netdev_class netdev_wireguard_class = {
     .get_mtu = netdev_wireguard_get_mtu,
     .set_mtu = netdev_wireguard_set_mtu,
     .get_stats = netdev_wireguard_get_stats,
+    .get_status = netdev_wireguard_get_status,
     .update_flags = netdev_wireguard_update_flags,
     .rxq_alloc = netdev_wireguard_rxq_alloc,
     .rxq_construct = netdev_wireguard_rxq_construct,
@@ -321,7 +852,12 @@ netdev_wireguard_register(void)
     static struct ovsthread_once once = OVSTHREAD_ONCE_INITIALIZER;
 
     if (ovsthread_once_start(&once)) {
+        if (wg_crypto_init()) {
+            ovs_fatal(0, "wireguard: crypto libraries failed to start");
+        }
         netdev_register_provider(&netdev_wireguard_class);
+        unixctl_command_register("wireguard/show", "[PORT]", 0, 1,
+                                 netdev_wireguard_unixctl_show, NULL);
         ovsthread_once_done(&once);
     }
 }

@@ -25,20 +25,26 @@
 
 TESTSUITE_AT = \
 	tests/testsuite.at \
+	tests/skip-macros.at \
 	tests/pkt-csum.at \
 	tests/udp-batch.at \
 	tests/wg-crypto.at \
 	tests/wg-allowedips.at \
 	tests/wg-ratelimiter.at \
 	tests/wg-replay.at \
-	tests/wireguard-port.at
+	tests/wireguard-macros.at \
+	tests/wireguard-port.at \
+	tests/wireguard-traffic.at
 
 SYSTEM_TESTSUITE_AT = \
 	tests/system-testsuite.at \
+	tests/skip-macros.at \
 	tests/system-macros.at \
-	tests/system-wireguard.at
+	tests/system-wireguard.at \
+	tests/system-wg-interop.at
 
-EXTRA_DIST += $(TESTSUITE_AT) $(SYSTEM_TESTSUITE_AT) tests/atlocal.in
+EXTRA_DIST += $(TESTSUITE_AT) $(SYSTEM_TESTSUITE_AT) tests/atlocal.in \
+	tests/wg-frames.py
 
 TESTSUITE = tests/testsuite
 SYSTEM_TESTSUITE = tests/system-testsuite
@@ -85,14 +91,22 @@ clean-ovs-links:
 
 TESTSUITEFLAGS ?=
 check-local: $(TESTSUITE) tests/ovs-links.stamp tests/atconfig tests/atlocal
+	@rm -f tests/testsuite-skips.log
 	$(SHELL) '$(TESTSUITE)' -C tests AUTOTEST_PATH='$(AUTOTEST_PATH)' \
-	  $(TESTSUITEFLAGS)
+	  $(TESTSUITEFLAGS); rc=$$?; \
+	  if test -s tests/testsuite-skips.log; then \
+	    echo "Skipped tests and why:"; cat tests/testsuite-skips.log; \
+	  fi; exit $$rc
 
 # Root-only tests in network namespaces.
 check-system: all $(SYSTEM_TESTSUITE) tests/ovs-links.stamp tests/atconfig \
 		tests/atlocal
+	@rm -f tests/system-testsuite-skips.log
 	$(SHELL) '$(SYSTEM_TESTSUITE)' -C tests \
-	  AUTOTEST_PATH='$(AUTOTEST_PATH)' $(TESTSUITEFLAGS)
+	  AUTOTEST_PATH='$(AUTOTEST_PATH)' $(TESTSUITEFLAGS); rc=$$?; \
+	  if test -s tests/system-testsuite-skips.log; then \
+	    echo "Skipped tests and why:"; cat tests/system-testsuite-skips.log; \
+	  fi; exit $$rc
 
 # OVS's utilities/checkpatch.py, from the OVS tree, over our C files.
 STYLE_FILES = $(filter %.c %.h,$(lib_libovswireguard_la_SOURCES) \

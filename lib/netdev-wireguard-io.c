@@ -1,0 +1,830 @@
+/*
+ * Copyright (c) 2026 The ovs-wireguard authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#include <config.h>
+
+#include <errno.h>
+#include <string.h>
+
+#include "coverage.h"
+#include "dp-packet.h"
+#include "netdev-wireguard-private.h"
+#include "openvswitch/vlog.h"
+#include "pkt-gro.h"
+#include "pkt-gso.h"
+#include "util.h"
+#include "timeval.h"
+#include "wg-device.h"
+#include "wg-l2.h"
+
+/* The data path of the wireguard netdev class.
+ *
+ * Egress (bridge -> peer): the layer-2 adapter turns a frame into an inner
+ * IP packet (or answers ARP/ND itself); cryptokey routing picks the peer; a
+ * TSO super-packet is cut by pkt-gso straight into message slots, any other
+ * packet is copied into one (its checksum completed on the way if it asked
+ * for offload); each slot is encrypted in place and queued on the socket's
+ * send queue, which leaves with UDP GSO at the end of the batch.
+ *
+ * Ingress (peer -> bridge): recvmmsg() with UDP GRO; each datagram is
+ * decrypted in place in the receive buffer; the inner packets of one round
+ * are coalesced by pkt-gro (when userspace-tso is on) into super-packets,
+ * which get an Ethernet header and wait in 'to_bridge' for rxq_recv(). */
+
+VLOG_DEFINE_THIS_MODULE(netdev_wireguard_io);
+
+COVERAGE_DEFINE(wg_tx_no_route);
+COVERAGE_DEFINE(wg_tx_queue_full);
+COVERAGE_DEFINE(wg_tx_no_endpoint);
+COVERAGE_DEFINE(wg_tx_encrypt_error);
+COVERAGE_DEFINE(wg_tx_gso_error);
+COVERAGE_DEFINE(wg_tx_handshake_failed);
+COVERAGE_DEFINE(wg_tx_socket_drop);
+COVERAGE_DEFINE(wg_tx_super_packet);
+COVERAGE_DEFINE(wg_tx_segment);
+COVERAGE_DEFINE(wg_tx_csum_fill);
+COVERAGE_DEFINE(wg_rx_to_bridge_full);
+COVERAGE_DEFINE(wg_rx_coalesced);
+COVERAGE_DEFINE(wg_rx_merged);
+COVERAGE_DEFINE(wg_rx_drop_too_short);
+COVERAGE_DEFINE(wg_rx_drop_bad_length);
+COVERAGE_DEFINE(wg_rx_drop_bad_type);
+COVERAGE_DEFINE(wg_rx_drop_no_identity);
+COVERAGE_DEFINE(wg_rx_drop_bad_mac1);
+COVERAGE_DEFINE(wg_rx_drop_ratelimited);
+COVERAGE_DEFINE(wg_rx_drop_handshake_auth);
+COVERAGE_DEFINE(wg_rx_drop_unknown_peer);
+COVERAGE_DEFINE(wg_rx_drop_handshake_replay);
+COVERAGE_DEFINE(wg_rx_drop_handshake_flood);
+COVERAGE_DEFINE(wg_rx_drop_unknown_index);
+COVERAGE_DEFINE(wg_rx_drop_stale_handshake);
+COVERAGE_DEFINE(wg_rx_drop_bad_cookie);
+COVERAGE_DEFINE(wg_rx_drop_key_expired);
+COVERAGE_DEFINE(wg_rx_drop_bad_tag);
+COVERAGE_DEFINE(wg_rx_drop_replayed);
+COVERAGE_DEFINE(wg_rx_drop_bad_inner);
+COVERAGE_DEFINE(wg_rx_drop_not_allowed);
+
+COVERAGE_DEFINE(wg_tx_too_big);
+COVERAGE_DEFINE(wg_tx_fragmented);
+
+static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
+
+static void netdev_wg_from_bridge(struct netdev_wireguard *,
+                                  struct dp_packet *);
+static void netdev_wg_set_rx_offload(struct dp_packet *, uint64_t meta);
+
+/* Room kept in front of packets built for the bridge. */
+#define NETDEV_WG_RX_HEADROOM 128
+
+/* Most inner packets one receive round decrypts. */
+#define NETDEV_WG_RX_INNER_MAX (NETDEV_WG_RX_READS * 64)
+
+/* Rings. */
+
+void
+netdev_wg_ring_init(struct netdev_wg_ring *ring, size_t cap)
+{
+    ring->pkts = xmalloc(cap * sizeof *ring->pkts);
+    ring->head = ring->n = 0;
+    ring->cap = cap;
+}
+
+void
+netdev_wg_ring_destroy(struct netdev_wg_ring *ring)
+{
+    struct dp_packet *pkt;
+
+    while ((pkt = netdev_wg_ring_pop(ring))) {
+        dp_packet_delete(pkt);
+    }
+    free(ring->pkts);
+    ring->pkts = NULL;
+}
+
+bool
+netdev_wg_ring_push(struct netdev_wg_ring *ring, struct dp_packet *pkt)
+{
+    if (ring->n >= ring->cap) {
+        return false;
+    }
+    ring->pkts[(ring->head + ring->n++) % ring->cap] = pkt;
+    return true;
+}
+
+struct dp_packet *
+netdev_wg_ring_pop(struct netdev_wg_ring *ring)
+{
+    struct dp_packet *pkt;
+
+    if (!ring->n) {
+        return NULL;
+    }
+    pkt = ring->pkts[ring->head];
+    ring->head = (ring->head + 1) % ring->cap;
+    ring->n--;
+    return pkt;
+}
+
+/* Lifecycle. */
+
+static size_t
+netdev_wg_slot_size(int mtu)
+{
+    return ROUND_UP(WG_DEVICE_HEADROOM + mtu + WG_DEVICE_TAILROOM, 64);
+}
+
+void
+netdev_wg_io_init(struct netdev_wireguard *wg)
+{
+    wg->tx.slot_size = netdev_wg_slot_size(wg->mtu);
+    wg->tx.mem = xmalloc(NETDEV_WG_TX_SLOTS * wg->tx.slot_size);
+    wg->tx.n_used = 0;
+    wg->tx.q4 = udp_batch_tx_create(NETDEV_WG_TX_SLOTS);
+    wg->tx.q6 = udp_batch_tx_create(NETDEV_WG_TX_SLOTS);
+    wg->tx.ctl = udp_batch_tx_create(1);
+    netdev_wg_ring_init(&wg->to_bridge, NETDEV_WG_TO_BRIDGE_MAX);
+    wg->rx_mem = xmalloc(NETDEV_WG_RX_READS * UDP_BATCH_RX_BUF_SIZE);
+    for (size_t i = 0; i < NETDEV_WG_RX_READS; i++) {
+        wg->rx_bufs[i].data = wg->rx_mem + i * UDP_BATCH_RX_BUF_SIZE;
+        wg->rx_bufs[i].size = UDP_BATCH_RX_BUF_SIZE;
+    }
+    wg->rx_inner = xmalloc(NETDEV_WG_RX_INNER_MAX * sizeof *wg->rx_inner);
+    wg->rx_owner = xmalloc(NETDEV_WG_RX_INNER_MAX * sizeof *wg->rx_owner);
+    wg->l2 = wg_l2_create(wg->mac, NULL);
+}
+
+void
+netdev_wg_io_destroy(struct netdev_wireguard *wg)
+{
+    udp_batch_tx_destroy(wg->tx.q4);
+    udp_batch_tx_destroy(wg->tx.q6);
+    udp_batch_tx_destroy(wg->tx.ctl);
+    free(wg->tx.mem);
+    netdev_wg_ring_destroy(&wg->to_bridge);
+    free(wg->rx_mem);
+    free(wg->rx_inner);
+    free(wg->rx_owner);
+    wg_l2_destroy(wg->l2);
+    udp_batch_close(wg->sock4);
+    udp_batch_close(wg->sock6);
+    wg->sock4 = wg->sock6 = NULL;
+}
+
+void
+netdev_wg_io_set_mtu(struct netdev_wireguard *wg, int mtu)
+{
+    netdev_wg_io_flush(wg);
+    free(wg->tx.mem);
+    wg->tx.slot_size = netdev_wg_slot_size(mtu);
+    wg->tx.mem = xmalloc(NETDEV_WG_TX_SLOTS * wg->tx.slot_size);
+}
+
+bool
+netdev_wg_io_has_pending(const struct netdev_wireguard *wg)
+{
+    return wg->to_bridge.n > 0;
+}
+
+/* Egress. */
+
+static struct udp_batch_sock *
+netdev_wg_sock_for(const struct netdev_wireguard *wg, int family)
+{
+    return family == AF_INET6 ? wg->sock6 : wg->sock4;
+}
+
+static void
+netdev_wg_flush_queue(struct netdev_wireguard *wg, struct udp_batch_tx *q,
+                      struct udp_batch_sock *sock)
+{
+    size_t n = udp_batch_tx_count(q);
+
+    if (n) {
+        size_t sent = sock ? udp_batch_tx_flush(q, sock, NULL) : 0;
+        if (!sock) {
+            udp_batch_tx_destroy(q == wg->tx.q4 ? wg->tx.q4 : wg->tx.q6);
+            if (q == wg->tx.q4) {
+                wg->tx.q4 = udp_batch_tx_create(NETDEV_WG_TX_SLOTS);
+            } else {
+                wg->tx.q6 = udp_batch_tx_create(NETDEV_WG_TX_SLOTS);
+            }
+        }
+        if (sent < n) {
+            COVERAGE_ADD(wg_tx_socket_drop, n - sent);
+            wg->stats.tx_dropped += n - sent;
+        }
+    }
+}
+
+void
+netdev_wg_io_flush(struct netdev_wireguard *wg)
+{
+    netdev_wg_flush_queue(wg, wg->tx.q4, wg->sock4);
+    netdev_wg_flush_queue(wg, wg->tx.q6, wg->sock6);
+    wg->tx.n_used = 0;
+}
+
+/* Returns a free message slot, flushing first if all are in use. */
+static uint8_t *
+netdev_wg_slot_get(struct netdev_wireguard *wg)
+{
+    if (wg->tx.n_used >= NETDEV_WG_TX_SLOTS) {
+        netdev_wg_io_flush(wg);
+    }
+    return wg->tx.mem + wg->tx.n_used++ * wg->tx.slot_size;
+}
+
+/* Encrypts the inner packet already at slot + WG_DEVICE_HEADROOM and queues
+ * it for 'peer'.  Returns true if queued. */
+static bool
+netdev_wg_seal_slot(struct netdev_wireguard *wg, struct wg_peer *peer,
+                    uint8_t *slot, size_t inner_len)
+{
+    const struct sockaddr *dst;
+    socklen_t dst_len;
+    int n;
+
+    n = wg_device_encrypt(wg->dev, peer, slot, inner_len, wg->tx.slot_size);
+    if (n < 0) {
+        if (n == WG_DEVICE_TX_NO_ENDPOINT) {
+            COVERAGE_INC(wg_tx_no_endpoint);
+        } else {
+            COVERAGE_INC(wg_tx_encrypt_error);
+        }
+        wg->stats.tx_dropped++;
+        return false;
+    }
+    dst = wg_device_peer_endpoint(peer, &dst_len);
+    if (!dst || !netdev_wg_sock_for(wg, dst->sa_family)) {
+        COVERAGE_INC(wg_tx_no_endpoint);
+        wg->stats.tx_dropped++;
+        return false;
+    }
+    udp_batch_tx_add(dst->sa_family == AF_INET6 ? wg->tx.q6 : wg->tx.q4,
+                     slot, n, dst);
+    wg->stats.tx_packets++;
+    wg->stats.tx_bytes += inner_len;
+    return true;
+}
+
+/* Encrypts and queues one inner packet of at most the MTU. */
+static void
+netdev_wg_send_one(struct netdev_wireguard *wg, struct wg_peer *peer,
+                   const void *inner, size_t len, bool fill_csum)
+{
+    uint8_t *slot = netdev_wg_slot_get(wg);
+
+    if (fill_csum) {
+        pkt_gso_csum_copy(slot + WG_DEVICE_HEADROOM, inner, len);
+        COVERAGE_INC(wg_tx_csum_fill);
+    } else {
+        memcpy(slot + WG_DEVICE_HEADROOM, inner, len);
+    }
+    if (!netdev_wg_seal_slot(wg, peer, slot, len)) {
+        wg->tx.n_used--;        /* Give the slot back. */
+    }
+}
+
+/* Cuts the TSO super-packet 'inner' into MTU-sized segments straight into
+ * message slots, then encrypts each one. */
+static void
+netdev_wg_send_super(struct netdev_wireguard *wg, struct wg_peer *peer,
+                     const void *inner, size_t len)
+{
+    struct pkt_gso_slot slots[NETDEV_WG_TX_SLOTS];
+    struct pkt_gso_params params;
+    struct pkt_gso_info info;
+    size_t n_slots, n_segs, first;
+
+    if (pkt_gso_parse(inner, len, &info) || info.l4_proto != IPPROTO_TCP) {
+        COVERAGE_INC(wg_tx_gso_error);
+        wg->stats.tx_errors++;
+        return;
+    }
+    params.mss = pkt_gso_mss_for_mtu(&info, wg->mtu);
+    params.headroom = WG_DEVICE_HEADROOM;
+    params.tailroom = WG_DEVICE_TAILROOM;
+    n_slots = pkt_gso_n_segs(&info, params.mss ? params.mss : 1);
+    if (!params.mss || n_slots > NETDEV_WG_TX_SLOTS) {
+        COVERAGE_INC(wg_tx_gso_error);
+        wg->stats.tx_errors++;
+        return;
+    }
+    if (wg->tx.n_used + n_slots > NETDEV_WG_TX_SLOTS) {
+        netdev_wg_io_flush(wg);
+    }
+    first = wg->tx.n_used;
+    for (size_t i = 0; i < n_slots; i++) {
+        slots[i].base = wg->tx.mem + (first + i) * wg->tx.slot_size;
+        slots[i].room = wg->tx.slot_size;
+    }
+    if (pkt_gso_segment(inner, len, &params, slots, n_slots, &n_segs)) {
+        COVERAGE_INC(wg_tx_gso_error);
+        wg->stats.tx_errors++;
+        return;
+    }
+    COVERAGE_INC(wg_tx_super_packet);
+    COVERAGE_ADD(wg_tx_segment, n_segs);
+    for (size_t i = 0; i < n_segs; i++) {
+        wg->tx.n_used++;
+        if (!netdev_wg_seal_slot(wg, peer, slots[i].base, slots[i].len)) {
+            wg->tx.n_used--;
+        }
+    }
+}
+
+/* Sends the IPv4 packet 'inner' (DF clear, longer than the MTU) as
+ * fragments. */
+static void
+netdev_wg_send_fragments(struct netdev_wireguard *wg, struct wg_peer *peer,
+                         const void *inner, size_t len)
+{
+    size_t room = wg->tx.slot_size - WG_DEVICE_HEADROOM - WG_DEVICE_TAILROOM;
+    struct wg_l2_frag frag;
+    size_t n;
+
+    if (!wg_l2_frag_start(&frag, inner, len, wg->mtu)) {
+        COVERAGE_INC(wg_tx_too_big);
+        wg->stats.tx_dropped++;
+        return;
+    }
+    COVERAGE_INC(wg_tx_fragmented);
+    for (;;) {
+        uint8_t *slot = netdev_wg_slot_get(wg);
+
+        n = wg_l2_frag_next(&frag, slot + WG_DEVICE_HEADROOM, room);
+        if (!n || !netdev_wg_seal_slot(wg, peer, slot, n)) {
+            wg->tx.n_used--;
+            if (!n) {
+                break;
+            }
+        }
+    }
+}
+
+/* Sends inner packet 'pkt' (its data starts at the IP header) to 'peer',
+ * or queues it until the peer has a session.  Takes ownership of 'pkt'. */
+void
+netdev_wg_io_send_inner(struct netdev_wireguard *wg, struct wg_peer *peer,
+                        struct dp_packet *pkt)
+{
+    const void *inner = dp_packet_data(pkt);
+    size_t len = dp_packet_size(pkt);
+
+    if (!wg_device_peer_has_session(wg->dev, peer)) {
+        struct netdev_wg_peer *np = netdev_wg_peer_of(peer);
+        if (!netdev_wg_ring_push(&np->queue, pkt)) {
+            COVERAGE_INC(wg_tx_queue_full);
+            wg->stats.tx_dropped++;
+            dp_packet_delete(pkt);
+        }
+        wg_device_peer_initiate(wg->dev, peer);
+        return;
+    }
+    if (dp_packet_hwol_is_tso(pkt) && len > wg->mtu) {
+        netdev_wg_send_super(wg, peer, inner, len);
+    } else if (len > wg->mtu) {
+        netdev_wg_send_fragments(wg, peer, inner, len);
+    } else {
+        netdev_wg_send_one(wg, peer, inner, len,
+                           dp_packet_hwol_tx_l4_checksum(pkt));
+    }
+    dp_packet_delete(pkt);
+}
+
+void
+netdev_wg_io_send(struct netdev_wireguard *wg, struct dp_packet_batch *batch)
+{
+    struct dp_packet *pkt;
+
+    DP_PACKET_BATCH_FOR_EACH (i, pkt, batch) {
+        netdev_wg_from_bridge(wg, pkt);
+    }
+    dp_packet_batch_init(batch);
+    netdev_wg_io_flush(wg);
+}
+
+/* Protocol engine hooks. */
+
+void
+netdev_wg_io_send_control(void *aux, const struct sockaddr *dst,
+                          socklen_t dst_len OVS_UNUSED, const void *msg,
+                          size_t len)
+{
+    struct netdev_wireguard *wg = aux;
+    struct udp_batch_sock *sock = netdev_wg_sock_for(wg, dst->sa_family);
+
+    if (!sock) {
+        COVERAGE_INC(wg_tx_no_endpoint);
+        return;
+    }
+    udp_batch_tx_add(wg->tx.ctl, msg, len, dst);
+    if (!udp_batch_tx_flush(wg->tx.ctl, sock, NULL)) {
+        COVERAGE_INC(wg_tx_socket_drop);
+    }
+}
+
+void
+netdev_wg_io_session_ready(void *aux, struct wg_peer *peer)
+{
+    struct netdev_wireguard *wg = aux;
+    struct netdev_wg_peer *np = netdev_wg_peer_of(peer);
+    struct dp_packet *pkt;
+    size_t n = np->queue.n;
+
+    /* Packets that cannot go now return to the queue, so stop after one
+     * pass. */
+    while (n-- && (pkt = netdev_wg_ring_pop(&np->queue))) {
+        netdev_wg_io_send_inner(wg, peer, pkt);
+    }
+}
+
+void
+netdev_wg_io_handshake_failed(void *aux, struct wg_peer *peer)
+{
+    struct netdev_wireguard *wg = aux;
+    struct netdev_wg_peer *np = wg_device_peer_get_user_data(peer);
+    struct dp_packet *pkt;
+
+    if (!np) {
+        return;
+    }
+    while ((pkt = netdev_wg_ring_pop(&np->queue))) {
+        COVERAGE_INC(wg_tx_handshake_failed);
+        wg->stats.tx_dropped++;
+        dp_packet_delete(pkt);
+    }
+}
+
+/* Layer 2, bridge side. */
+
+static bool
+netdev_wg_routable(void *aux, int family, const void *addr)
+{
+    struct netdev_wireguard *wg = aux;
+    return wg_device_route(wg->dev, family, addr) != NULL;
+}
+
+/* Queues the Ethernet frame 'frame' for the bridge, with 'meta' offload
+ * information (NETDEV_WG_META_*). */
+static void
+netdev_wg_frame_to_bridge(struct netdev_wireguard *wg, const void *frame,
+                          size_t len, uint64_t meta)
+{
+    struct dp_packet *pkt;
+
+    pkt = dp_packet_clone_data_with_headroom(frame, len,
+                                             NETDEV_WG_RX_HEADROOM);
+    netdev_wg_set_rx_offload(pkt, meta);
+    if (!netdev_wg_ring_push(&wg->to_bridge, pkt)) {
+        COVERAGE_INC(wg_rx_to_bridge_full);
+        wg->stats.rx_dropped++;
+        dp_packet_delete(pkt);
+    }
+}
+
+/* Moves the packets whose neighbor became known into 'to_bridge'. */
+static void
+netdev_wg_flush_resolved(struct netdev_wireguard *wg)
+{
+    struct wg_l2_pkt *lp;
+
+    while ((lp = wg_l2_pending_pop(wg->l2))) {
+        wg->stats.rx_packets++;
+        wg->stats.rx_bytes += lp->len - ETH_HEADER_LEN;
+        netdev_wg_frame_to_bridge(wg, lp->frame, lp->len, lp->meta);
+        wg_l2_pkt_free(lp);
+    }
+}
+
+/* Handles an IP packet too big for the inner MTU that is not a TSO
+ * super-packet.  Returns true if it may still be sent (IPv4 without DF:
+ * fragmented at send time). */
+static bool
+netdev_wg_check_mtu(struct netdev_wireguard *wg, const struct dp_packet *pkt,
+                    const struct wg_l2_egress *eg)
+{
+    const uint8_t *ip = (const uint8_t *) dp_packet_data(pkt) + eg->l3_ofs;
+    uint8_t icmp[WG_L2_ICMP_FRAME_MAX];
+    size_t n;
+
+    switch (wg_l2_mtu_check(ip, eg->l3_len, wg->mtu)) {
+    case WG_L2_MTU_FITS:
+    case WG_L2_MTU_FRAGMENT:
+        return true;
+    case WG_L2_MTU_TOO_BIG:
+    default:
+        COVERAGE_INC(wg_tx_too_big);
+        wg->stats.tx_dropped++;
+        n = wg_l2_icmp_too_big(wg->l2, dp_packet_data(pkt),
+                               dp_packet_size(pkt), wg->mtu, icmp,
+                               sizeof icmp);
+        if (n) {
+            netdev_wg_frame_to_bridge(wg, icmp, n, 0);
+        }
+        return false;
+    }
+}
+
+/* Takes one frame from the bridge: answers ARP/ND, drops what WireGuard
+ * cannot carry, sends IP packets to their peer.  Takes ownership. */
+static void
+netdev_wg_from_bridge(struct netdev_wireguard *wg, struct dp_packet *pkt)
+{
+    uint8_t reply[WG_L2_ND_FRAME_MAX];
+    struct wg_l2_egress eg;
+    enum wg_l2_eg_action action;
+    struct wg_peer *peer;
+
+    action = wg_l2_from_bridge(wg->l2, dp_packet_data(pkt),
+                               dp_packet_size(pkt), time_msec(),
+                               netdev_wg_routable, wg, reply, sizeof reply,
+                               &eg);
+    if (eg.resolved) {
+        netdev_wg_flush_resolved(wg);
+    }
+    if (action == WG_L2_EG_REPLY) {
+        netdev_wg_frame_to_bridge(wg, reply, eg.reply_len, 0);
+    } else if (action == WG_L2_EG_TO_PEER) {
+        peer = wg_device_route(wg->dev, eg.family, eg.dst);
+        if (!peer) {
+            COVERAGE_INC(wg_tx_no_route);
+            wg->stats.tx_dropped++;
+        } else if ((dp_packet_hwol_is_tso(pkt) && wg->tso)
+                   || netdev_wg_check_mtu(wg, pkt, &eg)) {
+            dp_packet_pull(pkt, eg.l3_ofs);
+            dp_packet_set_size(pkt, eg.l3_len);
+            netdev_wg_io_send_inner(wg, peer, pkt);
+            return;
+        }
+    } else {
+        wg->stats.tx_dropped++;
+    }
+    dp_packet_delete(pkt);
+}
+
+/* Layer 2, peer side. */
+
+/* Offload information kept with a packet while it waits for its neighbor:
+ * whether it is a coalesced super-packet, and of which IP version. */
+#define NETDEV_WG_META_TSO 1
+#define NETDEV_WG_META_IPV6 2
+
+static void
+netdev_wg_set_rx_offload(struct dp_packet *pkt, uint64_t meta)
+{
+    if (meta & NETDEV_WG_META_TSO) {
+        dp_packet_hwol_set_tcp_seg(pkt);
+        dp_packet_hwol_set_csum_tcp(pkt);
+        if (meta & NETDEV_WG_META_IPV6) {
+            dp_packet_hwol_set_tx_ipv6(pkt);
+        } else {
+            dp_packet_hwol_set_tx_ipv4(pkt);
+        }
+    }
+}
+
+/* Hands the inner packet 'ip' to the bridge.  'owner', if nonnull, is a
+ * dp_packet whose data is 'ip' (from coalescing) and is consumed. */
+static void
+netdev_wg_to_bridge(struct netdev_wireguard *wg, const uint8_t *ip,
+                    size_t len, uint64_t meta, struct dp_packet *owner)
+{
+    uint8_t solicit[WG_L2_ND_FRAME_MAX];
+    struct wg_l2_ingress in;
+    enum wg_l2_in_action action;
+
+    action = wg_l2_to_bridge(wg->l2, ip, len, meta, time_msec(), solicit,
+                             sizeof solicit, &in);
+    if (in.solicit_len) {
+        netdev_wg_frame_to_bridge(wg, solicit, in.solicit_len, 0);
+    }
+    if (action == WG_L2_IN_DELIVER) {
+        struct dp_packet *pkt = owner;
+        if (!pkt) {
+            pkt = dp_packet_clone_data_with_headroom(ip, len,
+                                                     NETDEV_WG_RX_HEADROOM);
+        }
+        dp_packet_push(pkt, &in.eth, sizeof in.eth);
+        netdev_wg_set_rx_offload(pkt, meta);
+        wg->stats.rx_packets++;
+        wg->stats.rx_bytes += len;
+        if (!netdev_wg_ring_push(&wg->to_bridge, pkt)) {
+            COVERAGE_INC(wg_rx_to_bridge_full);
+            wg->stats.rx_dropped++;
+            dp_packet_delete(pkt);
+        }
+        return;
+    }
+    if (action == WG_L2_IN_DROP) {
+        wg->stats.rx_dropped++;
+    }
+    dp_packet_delete(owner);
+}
+
+/* Ingress. */
+
+static void
+netdev_wg_count_rx_drop(struct netdev_wireguard *wg, enum wg_device_rx rx)
+{
+    switch (rx) {
+    case WG_DEVICE_DROP_TOO_SHORT: COVERAGE_INC(wg_rx_drop_too_short); break;
+    case WG_DEVICE_DROP_BAD_LENGTH: COVERAGE_INC(wg_rx_drop_bad_length); break;
+    case WG_DEVICE_DROP_BAD_TYPE: COVERAGE_INC(wg_rx_drop_bad_type); break;
+    case WG_DEVICE_DROP_NO_IDENTITY:
+        COVERAGE_INC(wg_rx_drop_no_identity);
+        break;
+    case WG_DEVICE_DROP_BAD_MAC1: COVERAGE_INC(wg_rx_drop_bad_mac1); break;
+    case WG_DEVICE_DROP_RATELIMITED:
+        COVERAGE_INC(wg_rx_drop_ratelimited);
+        break;
+    case WG_DEVICE_DROP_HANDSHAKE_AUTH:
+        COVERAGE_INC(wg_rx_drop_handshake_auth);
+        break;
+    case WG_DEVICE_DROP_UNKNOWN_PEER:
+        COVERAGE_INC(wg_rx_drop_unknown_peer);
+        break;
+    case WG_DEVICE_DROP_HANDSHAKE_REPLAY:
+        COVERAGE_INC(wg_rx_drop_handshake_replay);
+        break;
+    case WG_DEVICE_DROP_HANDSHAKE_FLOOD:
+        COVERAGE_INC(wg_rx_drop_handshake_flood);
+        break;
+    case WG_DEVICE_DROP_UNKNOWN_INDEX:
+        COVERAGE_INC(wg_rx_drop_unknown_index);
+        break;
+    case WG_DEVICE_DROP_STALE_HANDSHAKE:
+        COVERAGE_INC(wg_rx_drop_stale_handshake);
+        break;
+    case WG_DEVICE_DROP_BAD_COOKIE: COVERAGE_INC(wg_rx_drop_bad_cookie); break;
+    case WG_DEVICE_DROP_KEY_EXPIRED:
+        COVERAGE_INC(wg_rx_drop_key_expired);
+        break;
+    case WG_DEVICE_DROP_BAD_TAG: COVERAGE_INC(wg_rx_drop_bad_tag); break;
+    case WG_DEVICE_DROP_REPLAYED: COVERAGE_INC(wg_rx_drop_replayed); break;
+    case WG_DEVICE_DROP_BAD_INNER: COVERAGE_INC(wg_rx_drop_bad_inner); break;
+    case WG_DEVICE_DROP_NOT_ALLOWED:
+        COVERAGE_INC(wg_rx_drop_not_allowed);
+        break;
+    case WG_DEVICE_RX_DATA:
+    case WG_DEVICE_RX_KEEPALIVE:
+    case WG_DEVICE_RX_HANDSHAKE:
+    case WG_DEVICE_RX_COOKIE_SENT:
+    case WG_DEVICE_RX_COOKIE_STORED:
+    case WG_DEVICE_N_RX:
+    default:
+        return;
+    }
+    wg->stats.rx_errors++;
+    VLOG_DBG_RL(&rl, "%s: dropped datagram: %s", netdev_get_name(&wg->up),
+                wg_device_rx_name(rx));
+}
+
+/* State of one receive round's coalescing. */
+struct netdev_wg_gro_ctx {
+    struct netdev_wireguard *wg;
+};
+
+/* pkt_gro_grow_func: moves a run's head into a dp_packet with room for a
+ * whole super-packet. */
+static bool
+netdev_wg_gro_grow(void *aux, struct pkt_gro_pkt *g, size_t room)
+{
+    struct netdev_wireguard *wg = aux;
+    size_t i = g - wg->rx_inner;
+    struct dp_packet *pkt = wg->rx_owner[i];
+
+    if (pkt || room > NETDEV_WG_GRO_MAX) {
+        return false;
+    }
+    pkt = dp_packet_new_with_headroom(NETDEV_WG_GRO_MAX,
+                                      NETDEV_WG_RX_HEADROOM);
+    dp_packet_put(pkt, g->data, g->len);
+    wg->rx_owner[i] = pkt;
+    g->data = dp_packet_data(pkt);
+    g->room = g->len + dp_packet_tailroom(pkt);
+    return true;
+}
+
+/* Coalesces (when enabled) and hands the decrypted packets of this round
+ * to the bridge. */
+static void
+netdev_wg_rx_deliver(struct netdev_wireguard *wg, size_t n)
+{
+    bool gro = wg->tso && wg->cfg.tcp_gro && n > 1;
+
+    memset(wg->rx_owner, 0, n * sizeof *wg->rx_owner);
+    if (gro) {
+        pkt_gro_batch(wg->rx_inner, n, netdev_wg_gro_grow, wg);
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct pkt_gro_pkt *g = &wg->rx_inner[i];
+        uint64_t meta = 0;
+
+        if (!gro) {
+            g->verdict = PKT_GRO_PASS;
+        }
+        if (g->verdict == PKT_GRO_MERGED) {
+            COVERAGE_INC(wg_rx_merged);
+            continue;
+        }
+        if (g->verdict == PKT_GRO_COALESCED) {
+            COVERAGE_INC(wg_rx_coalesced);
+            meta = NETDEV_WG_META_TSO | (g->ipv6 ? NETDEV_WG_META_IPV6 : 0);
+            if (wg->rx_owner[i]) {
+                dp_packet_set_size(wg->rx_owner[i], g->len);
+            }
+        }
+        netdev_wg_to_bridge(wg, g->data, g->len, meta, wg->rx_owner[i]);
+    }
+}
+
+/* Decrypts every datagram of one read into wg->rx_inner[*n...]. */
+static void
+netdev_wg_rx_read(struct netdev_wireguard *wg, struct udp_batch_rx_buf *buf,
+                  size_t *n)
+{
+    struct udp_batch_seg seg;
+    const void *data;
+    size_t len;
+
+    udp_batch_seg_init(&seg, buf->data, buf->len, buf->gro_size);
+    while (udp_batch_seg_next(&seg, &data, &len)) {
+        struct wg_device_rx_result out;
+        enum wg_device_rx rx;
+
+        rx = wg_device_receive(wg->dev, &buf->src.sa,
+                               buf->src.sa.sa_family == AF_INET6
+                               ? sizeof buf->src.sin6 : sizeof buf->src.sin,
+                               CONST_CAST(uint8_t *, data), len, &out);
+        if (rx == WG_DEVICE_RX_DATA && *n < NETDEV_WG_RX_INNER_MAX) {
+            struct pkt_gro_pkt *g = &wg->rx_inner[(*n)++];
+            memset(g, 0, sizeof *g);
+            g->data = out.inner;
+            g->len = g->room = out.inner_len;
+        } else if (rx == WG_DEVICE_RX_DATA) {
+            wg->stats.rx_dropped++;
+        } else {
+            netdev_wg_count_rx_drop(wg, rx);
+        }
+    }
+}
+
+/* One receive round on 'sock'. */
+static void
+netdev_wg_rx_sock(struct netdev_wireguard *wg, struct udp_batch_sock *sock)
+{
+    size_t n_reads, n_inner = 0;
+
+    if (!sock || udp_batch_recv(sock, wg->rx_bufs, NETDEV_WG_RX_READS,
+                                &n_reads)) {
+        return;
+    }
+    for (size_t i = 0; i < n_reads; i++) {
+        netdev_wg_rx_read(wg, &wg->rx_bufs[i], &n_inner);
+    }
+    netdev_wg_rx_deliver(wg, n_inner);
+}
+
+int
+netdev_wg_io_recv(struct netdev_wireguard *wg, struct dp_packet_batch *batch)
+{
+    struct dp_packet *pkt;
+
+    if (!wg->to_bridge.n) {
+        netdev_wg_rx_sock(wg, wg->sock4);
+        netdev_wg_rx_sock(wg, wg->sock6);
+        netdev_wg_io_flush(wg);
+    }
+    dp_packet_batch_init(batch);
+    while (dp_packet_batch_size(batch) < NETDEV_MAX_BURST
+           && (pkt = netdev_wg_ring_pop(&wg->to_bridge))) {
+        dp_packet_batch_add(batch, pkt);
+    }
+    return dp_packet_batch_is_empty(batch) ? EAGAIN : 0;
+}
+
+/* Timers of the layer-2 adapter; called from the class run hook. */
+void
+netdev_wg_io_run(struct netdev_wireguard *wg)
+{
+    long long int now = time_msec();
+
+    if (now >= wg_l2_next_deadline(wg->l2)) {
+        wg_l2_run(wg->l2, now);
+    }
+}

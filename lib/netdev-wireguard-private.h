@@ -1,0 +1,190 @@
+/*
+ * Copyright (c) 2026 The ovs-wireguard authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#ifndef NETDEV_WIREGUARD_PRIVATE_H
+#define NETDEV_WIREGUARD_PRIVATE_H 1
+
+/* State shared by the files of the wireguard netdev class:
+ * netdev-wireguard.c (class glue, configuration, timers, appctl) and
+ * netdev-wireguard-io.c (the data path: bridge <-> WireGuard). */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "netdev-provider.h"
+#include "openvswitch/list.h"
+#include "openvswitch/thread.h"
+#include "packets.h"
+#include "wg-config.h"
+#include "udp-batch.h"
+
+struct dp_packet;
+struct pkt_gro_pkt;
+struct wg_device;
+struct wg_l2;
+struct wg_peer;
+struct wg_uapi_server;
+
+/* Bounds. */
+#define NETDEV_WG_PEER_QUEUE_MAX 256    /* Packets waiting for a session. */
+#define NETDEV_WG_TO_BRIDGE_MAX 2048    /* Packets waiting for rxq_recv(). */
+#define NETDEV_WG_TX_SLOTS 128          /* Encrypted messages per flush. */
+#define NETDEV_WG_RX_READS 16           /* Reads per recvmmsg(). */
+#define NETDEV_WG_GRO_MAX 65536         /* Room for a coalesced packet. */
+
+/* A bounded FIFO of packets. */
+struct netdev_wg_ring {
+    struct dp_packet **pkts;
+    size_t head;
+    size_t n;
+    size_t cap;
+};
+
+/* Port-side state of a peer, attached to its struct wg_peer as user data. */
+struct netdev_wg_peer {
+    char *name;                 /* OVSDB peer name, NULL if added by UAPI. */
+    char *fingerprint;          /* Options it was configured from. */
+    struct netdev_wg_ring queue;    /* Inner IP packets awaiting a session. */
+};
+
+/* One outgoing message buffer: WireGuard header, inner packet, padding and
+ * tag, encrypted in place. */
+struct netdev_wg_tx {
+    uint8_t *mem;               /* NETDEV_WG_TX_SLOTS * slot_size bytes. */
+    size_t slot_size;
+    size_t n_used;
+    struct udp_batch_tx *q4;    /* Messages for the IPv4 socket. */
+    struct udp_batch_tx *q6;    /* Messages for the IPv6 socket. */
+    struct udp_batch_tx *ctl;   /* One handshake/cookie message. */
+};
+
+struct netdev_wireguard {
+    struct netdev up;
+    struct ovs_list list_node;  /* In 'netdev_wg_list'. */
+
+    struct ovs_mutex mutex;
+    struct eth_addr mac;
+    int mtu;
+    enum netdev_flags flags;
+    struct netdev_stats stats;
+
+    /* Configuration as last applied. */
+    bool configured;
+    struct wg_config cfg;
+
+    /* Protocol engine and sockets. */
+    struct wg_device *dev;
+    struct udp_batch_sock *sock4;
+    struct udp_batch_sock *sock6;
+    int bound_port;             /* Port of the sockets, 0 if none. */
+    struct netdev_wg_tx tx;
+
+    /* Layer 2 adapter and packets waiting to enter the bridge. */
+    struct wg_l2 *l2;
+    struct netdev_wg_ring to_bridge;
+
+    /* Receive buffers and the inner packets of one receive round. */
+    uint8_t *rx_mem;
+    struct udp_batch_rx_buf rx_bufs[NETDEV_WG_RX_READS];
+    struct pkt_gro_pkt *rx_inner;
+    struct dp_packet **rx_owner;    /* Coalesced heads moved to packets. */
+
+    /* UAPI socket. */
+    struct wg_uapi_server *uapi;
+    char *uapi_error;
+
+    /* Offload state (see netdev-wireguard-io.c). */
+    bool tso;                   /* userspace-tso was on at configuration. */
+};
+
+/* All wireguard netdevs, for the class run/wait hooks and appctl. */
+extern struct ovs_mutex netdev_wg_list_mutex;
+extern struct ovs_list netdev_wg_list OVS_GUARDED_BY(netdev_wg_list_mutex);
+
+/* netdev-wireguard-io.c. */
+
+/* Initializes/frees the data-path state of 'wg'. */
+void netdev_wg_io_init(struct netdev_wireguard *wg);
+void netdev_wg_io_destroy(struct netdev_wireguard *wg);
+
+/* Resizes the message buffers for inner MTU 'mtu'. */
+void netdev_wg_io_set_mtu(struct netdev_wireguard *wg, int mtu);
+
+/* Sends a batch from the bridge.  Called with 'wg->mutex' held. */
+void netdev_wg_io_send(struct netdev_wireguard *wg,
+                       struct dp_packet_batch *batch);
+
+/* Reads the sockets and fills 'batch' with at most NETDEV_MAX_BURST packets
+ * for the bridge.  Returns 0 or EAGAIN.  Called with 'wg->mutex' held. */
+int netdev_wg_io_recv(struct netdev_wireguard *wg,
+                      struct dp_packet_batch *batch);
+
+/* Sends inner IP packet 'pkt' (data at the IP header) to 'peer', or queues
+ * it until the peer has a session.  Takes ownership of 'pkt'. */
+void netdev_wg_io_send_inner(struct netdev_wireguard *wg,
+                             struct wg_peer *peer, struct dp_packet *pkt);
+
+/* Runs the layer-2 adapter's timers. */
+void netdev_wg_io_run(struct netdev_wireguard *wg);
+
+/* True if packets are waiting for the bridge. */
+bool netdev_wg_io_has_pending(const struct netdev_wireguard *wg);
+
+/* Sends the queued encrypted messages.  Called with 'wg->mutex' held. */
+void netdev_wg_io_flush(struct netdev_wireguard *wg);
+
+/* Hooks of the protocol engine (struct wg_device_hooks). */
+void netdev_wg_io_send_control(void *aux, const struct sockaddr *dst,
+                               socklen_t dst_len, const void *msg,
+                               size_t len);
+void netdev_wg_io_session_ready(void *aux, struct wg_peer *peer);
+void netdev_wg_io_handshake_failed(void *aux, struct wg_peer *peer);
+
+/* Per-peer port state. */
+struct netdev_wg_peer *netdev_wg_peer_create(const char *name,
+                                             const char *fingerprint);
+void netdev_wg_peer_destroy(struct netdev_wireguard *wg,
+                            struct netdev_wg_peer *np);
+
+/* Returns the port state of 'peer', creating it for a peer the UAPI
+ * added. */
+struct netdev_wg_peer *netdev_wg_peer_of(struct wg_peer *peer);
+
+/* Moves the sockets to UDP port 'port' (0: ephemeral).  Returns 0 or an
+ * errno value. */
+int netdev_wg_set_listen_port(struct netdev_wireguard *wg, int port);
+
+/* netdev-wireguard-uapi.c: the UAPI socket of a port. */
+
+/* Starts, moves or keeps the port's UAPI socket per 'cfg'. */
+void netdev_wg_uapi_update(struct netdev_wireguard *wg,
+                           const struct wg_config *cfg);
+void netdev_wg_uapi_stop(struct netdev_wireguard *wg);
+void netdev_wg_uapi_run(struct netdev_wireguard *wg);
+void netdev_wg_uapi_wait(struct netdev_wireguard *wg);
+
+/* Adds the socket's path, or why it is not served, to 'smap'. */
+void netdev_wg_uapi_status(const struct netdev_wireguard *wg,
+                           struct smap *smap);
+
+/* Rings. */
+void netdev_wg_ring_init(struct netdev_wg_ring *ring, size_t cap);
+void netdev_wg_ring_destroy(struct netdev_wg_ring *ring);
+bool netdev_wg_ring_push(struct netdev_wg_ring *ring, struct dp_packet *pkt);
+struct dp_packet *netdev_wg_ring_pop(struct netdev_wg_ring *ring);
+
+#endif /* netdev-wireguard-private.h */

@@ -1,0 +1,336 @@
+/*
+ * Copyright (c) 2026 The ovs-wireguard authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#include <config.h>
+#include "pkt-gro.h"
+
+#include <netinet/in.h>
+#include <string.h>
+
+#include "csum.h"
+#include "hash.h"
+#include "packets.h"
+#include "pkt-csum.h"
+#include "pkt-gso.h"
+#include "unaligned.h"
+#include "util.h"
+
+#define PKT_GRO_NO_RUN SIZE_MAX
+#define PKT_GRO_STACK_FLOWS 64      /* Larger batches use the heap. */
+#define PKT_GRO_MAX_IP4_LEN 65535
+#define PKT_GRO_MAX_IP6_LEN (IPV6_HEADER_LEN + 65535)
+
+/* Byte offsets within the headers (packets may sit at any alignment). */
+#define IP4_TOS_OFS offsetof(struct ip_header, ip_tos)
+#define IP4_LEN_OFS offsetof(struct ip_header, ip_tot_len)
+#define IP4_FRAG_OFS offsetof(struct ip_header, ip_frag_off)
+#define IP4_TTL_OFS offsetof(struct ip_header, ip_ttl)
+#define IP4_CSUM_OFS offsetof(struct ip_header, ip_csum)
+#define IP4_ADDRS_OFS offsetof(struct ip_header, ip_src)
+#define IP6_PLEN_OFS 4
+#define IP6_HLIM_OFS 7
+#define IP6_ADDRS_OFS 8
+#define TCP_SEQ_OFS offsetof(struct tcp_header, tcp_seq)
+#define TCP_ACK_OFS offsetof(struct tcp_header, tcp_ack)
+#define TCP_CTL_OFS offsetof(struct tcp_header, tcp_ctl)
+#define TCP_WIN_OFS offsetof(struct tcp_header, tcp_winsz)
+#define TCP_CSUM_OFS offsetof(struct tcp_header, tcp_csum)
+
+/* Flow identity: addresses and ports. */
+struct pkt_gro_key {
+    uint8_t addrs[32];          /* Source then destination address. */
+    uint8_t ports[4];           /* Source then destination port. */
+    bool ipv6;
+};
+
+/* A flow seen in the batch and its open run, if any. */
+struct pkt_gro_flow {
+    struct pkt_gro_key key;
+    uint32_t hash;
+    size_t head;                /* Index of the run's head or
+                                 * PKT_GRO_NO_RUN. */
+    uint32_t next_seq;          /* Sequence number that continues it. */
+    size_t total;               /* IP bytes of the head so far. */
+};
+
+/* A parsed TCP packet. */
+struct pkt_gro_seg {
+    struct pkt_gso_info info;
+    struct pkt_gro_key key;
+    const uint8_t *tcp;
+    uint16_t flags;
+    uint32_t seq;
+    bool candidate;             /* May be part of a run. */
+};
+
+struct pkt_gro_ctx {
+    struct pkt_gro_pkt *pkts;
+    pkt_gro_grow_func *grow;
+    void *aux;
+    struct pkt_gro_flow *flows;
+    size_t n_flows;
+};
+
+static inline uint16_t
+pkt_gro_get16(const uint8_t *p)
+{
+    return ntohs(get_unaligned_be16((const ovs_be16 *) p));
+}
+
+static inline void
+pkt_gro_put16(uint8_t *p, uint16_t x)
+{
+    put_unaligned_be16((ovs_be16 *) p, htons(x));
+}
+
+static inline uint32_t
+pkt_gro_get32(const uint8_t *p)
+{
+    return ntohl(get_unaligned_be32((const ovs_be32 *) p));
+}
+
+/* Fills 'key' for the TCP packet at 'p'. */
+static void
+pkt_gro_make_key(const uint8_t *p, const struct pkt_gro_seg *seg,
+                 struct pkt_gro_key *key)
+{
+    memset(key, 0, sizeof *key);
+    key->ipv6 = seg->info.ipv6;
+    if (key->ipv6) {
+        memcpy(key->addrs, p + IP6_ADDRS_OFS, 32);
+    } else {
+        memcpy(key->addrs, p + IP4_ADDRS_OFS, 8);
+    }
+    memcpy(key->ports, seg->tcp, 4);
+}
+
+/* Parses 'pkt' into 'seg'.  Returns false if it is not a TCP packet we can
+ * attribute to a flow. */
+static bool
+pkt_gro_parse(const struct pkt_gro_pkt *pkt, struct pkt_gro_seg *seg)
+{
+    size_t plain_l3;
+
+    if (pkt_gso_parse(pkt->data, pkt->len, &seg->info)
+        || seg->info.l4_proto != IPPROTO_TCP) {
+        return false;
+    }
+    seg->tcp = pkt->data + seg->info.l3_len;
+    seg->flags = pkt_gro_get16(seg->tcp + TCP_CTL_OFS) & 0x0fff;
+    seg->seq = pkt_gro_get32(seg->tcp + TCP_SEQ_OFS);
+    pkt_gro_make_key(pkt->data, seg, &seg->key);
+
+    plain_l3 = seg->info.ipv6 ? IPV6_HEADER_LEN : IP_HEADER_LEN;
+    seg->candidate = (seg->info.l3_len == plain_l3
+                      && seg->info.payload_len > 0
+                      && (seg->flags == TCP_ACK
+                          || seg->flags == (TCP_ACK | TCP_PSH)));
+    return true;
+}
+
+/* Returns the flow of 'seg', adding it if new. */
+static struct pkt_gro_flow *
+pkt_gro_flow_lookup(struct pkt_gro_ctx *ctx, const struct pkt_gro_seg *seg)
+{
+    uint32_t hash = hash_bytes(&seg->key, sizeof seg->key, 0);
+    struct pkt_gro_flow *flow;
+
+    for (size_t i = 0; i < ctx->n_flows; i++) {
+        flow = &ctx->flows[i];
+        if (flow->hash == hash
+            && !memcmp(&flow->key, &seg->key, sizeof flow->key)) {
+            return flow;
+        }
+    }
+    flow = &ctx->flows[ctx->n_flows++];
+    flow->key = seg->key;
+    flow->hash = hash;
+    flow->head = PKT_GRO_NO_RUN;
+    return flow;
+}
+
+/* Returns true if the IP and TCP header fields that must match within a run
+ * are equal in 'head' and in 'seg' (of packet 'p'). */
+static bool
+pkt_gro_same_headers(const struct pkt_gro_pkt *head, const uint8_t *p,
+                     const struct pkt_gro_seg *seg)
+{
+    const uint8_t *h = head->data;
+    const uint8_t *htcp = h + head->l3_len;
+
+    if (seg->info.ipv6) {
+        if (memcmp(h, p, 4) || h[IP6_HLIM_OFS] != p[IP6_HLIM_OFS]) {
+            return false;
+        }
+    } else if (h[IP4_TOS_OFS] != p[IP4_TOS_OFS]
+               || h[IP4_TTL_OFS] != p[IP4_TTL_OFS]
+               || memcmp(h + IP4_FRAG_OFS, p + IP4_FRAG_OFS, 2)) {
+        return false;
+    }
+    return (seg->info.l4_len == head->l4_len
+            && !memcmp(htcp + TCP_ACK_OFS, seg->tcp + TCP_ACK_OFS, 4)
+            && !memcmp(htcp + TCP_WIN_OFS, seg->tcp + TCP_WIN_OFS, 2)
+            && !memcmp(htcp + TCP_HEADER_LEN, seg->tcp + TCP_HEADER_LEN,
+                       head->l4_len - TCP_HEADER_LEN));
+}
+
+/* Makes sure 'head' has 'room' bytes of room. */
+static bool
+pkt_gro_ensure_room(struct pkt_gro_ctx *ctx, struct pkt_gro_pkt *head,
+                    size_t room)
+{
+    return (head->room >= room
+            || (ctx->grow && ctx->grow(ctx->aux, head, room)
+                && head->room >= room));
+}
+
+/* Appends packet 'i', parsed as 'seg', to the open run of 'flow' if it
+ * continues it.  Returns true if it did. */
+static bool
+pkt_gro_try_merge(struct pkt_gro_ctx *ctx, struct pkt_gro_flow *flow,
+                  size_t i, const struct pkt_gro_seg *seg)
+{
+    struct pkt_gro_pkt *head = &ctx->pkts[flow->head];
+    struct pkt_gro_pkt *pkt = &ctx->pkts[i];
+    size_t payload = seg->info.payload_len;
+    size_t total = flow->total + payload;
+    size_t max = seg->info.ipv6 ? PKT_GRO_MAX_IP6_LEN : PKT_GRO_MAX_IP4_LEN;
+
+    if (!seg->candidate || seg->seq != flow->next_seq
+        || payload > head->gso_size || total > max
+        || !pkt_gro_same_headers(head, pkt->data, seg)
+        || !pkt_gro_ensure_room(ctx, head, total)) {
+        return false;
+    }
+
+    memcpy(head->data + flow->total,
+           pkt->data + seg->info.l3_len + seg->info.l4_len, payload);
+    head->len = flow->total = total;
+    head->n_segs++;
+    flow->next_seq += payload;
+    pkt->verdict = PKT_GRO_MERGED;
+    pkt->head = flow->head;
+
+    if (seg->flags & TCP_PSH) {
+        uint8_t *ctl = head->data + head->l3_len + TCP_CTL_OFS;
+
+        pkt_gro_put16(ctl, pkt_gro_get16(ctl) | TCP_PSH);
+        flow->head = PKT_GRO_NO_RUN;
+    } else if (payload < head->gso_size) {
+        flow->head = PKT_GRO_NO_RUN;
+    }
+    return true;
+}
+
+/* Makes packet 'i', parsed as 'seg', the head of a new run of 'flow'. */
+static void
+pkt_gro_open_run(struct pkt_gro_ctx *ctx, struct pkt_gro_flow *flow,
+                 size_t i, const struct pkt_gro_seg *seg)
+{
+    struct pkt_gro_pkt *pkt = &ctx->pkts[i];
+
+    pkt->ipv6 = seg->info.ipv6;
+    pkt->l3_len = seg->info.l3_len;
+    pkt->l4_len = seg->info.l4_len;
+    pkt->gso_size = seg->info.payload_len;
+    pkt->n_segs = 1;
+
+    flow->head = i;
+    flow->next_seq = seg->seq + seg->info.payload_len;
+    flow->total = seg->info.pkt_len;
+}
+
+/* Processes packet 'i' of the batch. */
+static void
+pkt_gro_one(struct pkt_gro_ctx *ctx, size_t i)
+{
+    struct pkt_gro_flow *flow;
+    struct pkt_gro_seg seg;
+
+    if (!pkt_gro_parse(&ctx->pkts[i], &seg)) {
+        return;
+    }
+    flow = pkt_gro_flow_lookup(ctx, &seg);
+    if (flow->head != PKT_GRO_NO_RUN
+        && pkt_gro_try_merge(ctx, flow, i, &seg)) {
+        return;
+    }
+    flow->head = PKT_GRO_NO_RUN;
+    if (seg.candidate && !(seg.flags & TCP_PSH)) {
+        pkt_gro_open_run(ctx, flow, i, &seg);
+    }
+}
+
+/* Sets the IP length, IPv4 header checksum and TCP pseudo-header sum of
+ * coalesced head 'pkt'. */
+static void
+pkt_gro_finish(struct pkt_gro_pkt *pkt)
+{
+    uint8_t *p = pkt->data;
+    size_t tcp_len = pkt->len - pkt->l3_len;
+    uint32_t sum;
+
+    if (pkt->ipv6) {
+        pkt_gro_put16(p + IP6_PLEN_OFS, pkt->len - IPV6_HEADER_LEN);
+        sum = pkt_csum_partial(p + IP6_ADDRS_OFS, 32, 0);
+    } else {
+        pkt_gro_put16(p + IP4_LEN_OFS, pkt->len);
+        pkt_gro_put16(p + IP4_CSUM_OFS, 0);
+        put_unaligned_be16((ovs_be16 *) (p + IP4_CSUM_OFS),
+                           pkt_csum(p, pkt->l3_len));
+        sum = pkt_csum_partial(p + IP4_ADDRS_OFS, 8, 0);
+    }
+    sum = csum_add16(sum, htons(IPPROTO_TCP));
+    sum = csum_add32(sum, htonl(tcp_len));
+    put_unaligned_be16((ovs_be16 *) (p + pkt->l3_len + TCP_CSUM_OFS),
+                       pkt_csum_fold(sum));
+    pkt->verdict = PKT_GRO_COALESCED;
+}
+
+size_t
+pkt_gro_batch(struct pkt_gro_pkt *pkts, size_t n,
+              pkt_gro_grow_func *grow, void *aux)
+{
+    struct pkt_gro_flow stack_flows[PKT_GRO_STACK_FLOWS];
+    struct pkt_gro_ctx ctx = {
+        .pkts = pkts,
+        .grow = grow,
+        .aux = aux,
+        .flows = (n <= PKT_GRO_STACK_FLOWS
+                  ? stack_flows
+                  : xmalloc(n * sizeof *ctx.flows)),
+    };
+    size_t n_out = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        pkts[i].verdict = PKT_GRO_PASS;
+        pkts[i].n_segs = 0;
+        pkts[i].head = 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        pkt_gro_one(&ctx, i);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (pkts[i].n_segs >= 2) {
+            pkt_gro_finish(&pkts[i]);
+        }
+        n_out += pkts[i].verdict != PKT_GRO_MERGED;
+    }
+    if (ctx.flows != stack_flows) {
+        free(ctx.flows);
+    }
+    return n_out;
+}

@@ -1,0 +1,120 @@
+/*
+ * Copyright (c) 2026 The ovs-wireguard authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#ifndef PKT_GSO_H
+#define PKT_GSO_H 1
+
+/* Software TCP segmentation and checksum completion over plain buffers.
+ *
+ * All packets here are bare IP packets (no Ethernet header): IPv4, or IPv6
+ * whose upper-layer header follows the fixed header or Hop-by-Hop /
+ * Destination Options extension headers.  Routing headers, fragments and
+ * IPv4 fragments are refused.  Packets may start at any alignment.  The IP
+ * header's length field is authoritative: bytes past it (e.g. Ethernet
+ * padding) are ignored; a length field larger than the buffer is an error.
+ *
+ * pkt_gso_segment() cuts a TCP super-packet into segments written straight
+ * into caller-provided slots, each segment placed 'headroom' bytes into its
+ * slot (room for the WireGuard data header, so encryption can run in place)
+ * and with 'tailroom' bytes left free after it (padding and tag).  Per
+ * segment: the IP header (options included) is copied; IPv4 total length,
+ * identification (the super-packet's, plus the segment index) and header
+ * checksum, or IPv6 payload length, are set; the TCP sequence number
+ * advances by the payload bytes before the segment; FIN and PSH stay only on
+ * the last segment, CWR only on the first; with URG, URG and the urgent
+ * pointer stay on the segments that start before the urgent point (pointer
+ * rebased), the others get neither (without URG the urgent pointer field is
+ * copied as is); the TCP checksum is computed from scratch (pseudo
+ * header, header and payload, the payload summed while it is copied).
+ *
+ * Whatever the super-packet's checksum fields hold (OVS 3.1's TAP receive
+ * leaves the guest's pseudo-header sum there; other sources may leave
+ * garbage) is ignored: every checksum is computed from scratch. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Layout of a parsed packet. */
+struct pkt_gso_info {
+    bool ipv6;                  /* IPv6 (else IPv4). */
+    uint8_t l4_proto;           /* IPPROTO_TCP, IPPROTO_UDP, IPPROTO_SCTP,
+                                 * or another value for other protocols. */
+    uint32_t l3_len;            /* IP header bytes, options and extension
+                                 * headers included. */
+    uint16_t l4_len;            /* L4 header bytes (TCP: data offset * 4,
+                                 * UDP: 8, SCTP: 12, others: 0). */
+    uint32_t pkt_len;           /* Packet bytes per its IP length field. */
+    uint32_t payload_len;       /* pkt_len - l3_len - l4_len. */
+};
+
+/* Parses the bare IP packet of 'len' bytes at 'pkt' into 'info'.  Returns 0
+ * on success; EINVAL if it is not a well-formed IPv4 or IPv6 packet, is a
+ * fragment, has an unsupported extension header, or its TCP, UDP or SCTP
+ * header is truncated.  Other protocols parse with l4_len == 0. */
+int pkt_gso_parse(const void *pkt, size_t len, struct pkt_gso_info *info);
+
+/* Returns the number of segments pkt_gso_segment() produces for a TCP
+ * packet described by 'info' with the given 'mss' (at least 1). */
+size_t pkt_gso_n_segs(const struct pkt_gso_info *info, size_t mss);
+
+/* Returns the largest MSS that keeps every segment of the packet described
+ * by 'info' within 'mtu' bytes (an IP packet size), or 0 if even the
+ * headers do not fit. */
+size_t pkt_gso_mss_for_mtu(const struct pkt_gso_info *info, size_t mtu);
+
+/* One output slot for a segment. */
+struct pkt_gso_slot {
+    uint8_t *base;              /* In: start of the slot's memory. */
+    size_t room;                /* In: bytes available at 'base'. */
+    size_t len;                 /* Out: segment bytes, at base + headroom. */
+};
+
+/* Parameters of pkt_gso_segment(). */
+struct pkt_gso_params {
+    size_t mss;                 /* Maximum TCP payload bytes per segment. */
+    size_t headroom;            /* Bytes left free before each segment. */
+    size_t tailroom;            /* Bytes that must stay free after it. */
+};
+
+/* Segments the TCP packet of 'len' bytes at 'pkt' (typically up to 64 KB)
+ * into the 'n_slots' slots at 'slots', as described at the top of this
+ * file.  On success returns 0 and stores the number of segments written in
+ * '*n_segs' (slots[i].len set for each).  Errors: EINVAL if the packet does
+ * not parse or is not TCP, or 'mss' is 0; ENOSPC if there are too few slots
+ * (see pkt_gso_n_segs()) or a slot is too small for headroom + segment +
+ * tailroom.  Nothing useful is in the slots after an error.  'pkt' must not
+ * overlap any slot. */
+int pkt_gso_segment(const void *pkt, size_t len,
+                    const struct pkt_gso_params *params,
+                    struct pkt_gso_slot *slots, size_t n_slots,
+                    size_t *n_segs);
+
+/* Computes and stores, in place, the TCP, UDP or SCTP checksum of the
+ * packet of 'len' bytes at 'pkt' (a packet that asked for checksum offload
+ * only); the field's old content is ignored.  A UDP checksum that computes
+ * to 0 is sent as 0xffff.  Returns 0, or EINVAL if the packet does not parse
+ * or carries another protocol (the packet is then unchanged). */
+int pkt_gso_csum_fill(void *pkt, size_t len);
+
+/* Like pkt_gso_csum_fill(), but copies the packet's 'len' bytes to 'dst'
+ * (which must have room for 'len' bytes and must not overlap 'pkt') and
+ * fills the checksum in the copy, summing TCP and UDP payloads during the
+ * copy.  'pkt' is not modified.  Returns 0 or EINVAL (then 'dst' holds an
+ * unmodified copy of 'pkt'). */
+int pkt_gso_csum_copy(void *dst, const void *pkt, size_t len);
+
+#endif /* pkt-gso.h */

@@ -1,0 +1,614 @@
+/*
+ * Copyright (c) 2026 The ovs-wireguard authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#include <config.h>
+#include "wg-config.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hash.h"
+#include "openvswitch/dynamic-string.h"
+#include "sset.h"
+#include "util.h"
+
+#define WG_CONFIG_PEER_PREFIX "peer."
+#define WG_CONFIG_KEY_FILE_MAX 256
+
+static void wg_config_peer_free(struct wg_config_peer *);
+
+void
+wg_config_init(struct wg_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->udp_gso = cfg->udp_gro = cfg->tcp_gro = true;
+    hmap_init(&cfg->peers);
+    smap_init(&cfg->peer_errors);
+}
+
+void
+wg_config_destroy(struct wg_config *cfg)
+{
+    struct wg_config_peer *peer;
+
+    HMAP_FOR_EACH_POP (peer, node, &cfg->peers) {
+        wg_config_peer_free(peer);
+    }
+    hmap_destroy(&cfg->peers);
+    smap_destroy(&cfg->peer_errors);
+    free(cfg->address);
+    free(cfg->uapi_dir);
+    wg_crypto_wipe(cfg->private_key, sizeof cfg->private_key);
+    memset(cfg, 0, sizeof *cfg);
+}
+
+static void
+wg_config_peer_free(struct wg_config_peer *peer)
+{
+    if (peer) {
+        wg_crypto_wipe(peer->psk, sizeof peer->psk);
+        free(peer->name);
+        free(peer->fingerprint);
+        free(peer->allowed_ips);
+        free(peer);
+    }
+}
+
+/* Primitive parsers. */
+
+static bool
+parse_port(const char *s, int *port)
+{
+    char *end;
+    long v;
+
+    if (!isdigit((unsigned char) *s)) {
+        return false;
+    }
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (errno || *end || v < 0 || v > 65535) {
+        return false;
+    }
+    *port = v;
+    return true;
+}
+
+static bool
+parse_bool(const char *s, bool *b)
+{
+    if (!strcmp(s, "true")) {
+        *b = true;
+    } else if (!strcmp(s, "false")) {
+        *b = false;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+bool
+wg_config_parse_endpoint(const char *s, struct sockaddr_storage *ss,
+                         socklen_t *lenp)
+{
+    char host[INET6_ADDRSTRLEN + 1];
+    bool bracketed = s[0] == '[';
+    const char *colon;
+    size_t host_len;
+    int port;
+
+    memset(ss, 0, sizeof *ss);
+    if (bracketed) {
+        const char *close = strchr(s, ']');
+        if (!close || close[1] != ':') {
+            return false;
+        }
+        host_len = close - s - 1;
+        colon = close + 1;
+        s++;
+    } else {
+        colon = strrchr(s, ':');
+        if (!colon) {
+            return false;
+        }
+        host_len = colon - s;
+    }
+    if (!host_len || host_len >= sizeof host
+        || !parse_port(colon + 1, &port) || !port) {
+        return false;
+    }
+    memcpy(host, s, host_len);
+    host[host_len] = '\0';
+
+    struct sockaddr_in *sin = (struct sockaddr_in *) ss;
+    struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *) ss;
+    if (!bracketed && inet_pton(AF_INET, host, &sin->sin_addr) == 1) {
+        sin->sin_family = AF_INET;
+        sin->sin_port = htons(port);
+        *lenp = sizeof *sin;
+    } else if (inet_pton(AF_INET6, host, &sin6->sin6_addr) == 1) {
+        sin6->sin6_family = AF_INET6;
+        sin6->sin6_port = htons(port);
+        *lenp = sizeof *sin6;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+bool
+wg_config_parse_prefix(const char *s, struct wg_config_prefix *p)
+{
+    char addr[INET6_ADDRSTRLEN + 1];
+    const char *slash = strchr(s, '/');
+    size_t addr_len = slash ? slash - s : strlen(s);
+    unsigned int max;
+
+    memset(p, 0, sizeof *p);
+    if (!addr_len || addr_len >= sizeof addr) {
+        return false;
+    }
+    memcpy(addr, s, addr_len);
+    addr[addr_len] = '\0';
+    if (inet_pton(AF_INET, addr, p->addr) == 1) {
+        p->family = AF_INET;
+        max = 32;
+    } else if (inet_pton(AF_INET6, addr, p->addr) == 1) {
+        p->family = AF_INET6;
+        max = 128;
+    } else {
+        return false;
+    }
+    p->len = max;
+    if (slash) {
+        int len;
+        if (!parse_port(slash + 1, &len) || len > max) {
+            return false;
+        }
+        p->len = len;
+    }
+    return true;
+}
+
+/* Parses a comma-separated list of prefixes (spaces allowed around
+ * commas).  Returns NULL on success, otherwise the first bad element
+ * (caller frees). */
+static char *
+parse_prefix_list(const char *s, struct wg_config_prefix **prefixes,
+                  size_t *n)
+{
+    char *copy = xstrdup(s);
+    char *save = NULL;
+    char *bad = NULL;
+
+    *prefixes = NULL;
+    *n = 0;
+    for (char *tok = strtok_r(copy, ", ", &save); tok;
+         tok = strtok_r(NULL, ", ", &save)) {
+        struct wg_config_prefix p;
+        if (!wg_config_parse_prefix(tok, &p)) {
+            bad = xstrdup(tok);
+            break;
+        }
+        *prefixes = xrealloc(*prefixes, (*n + 1) * sizeof **prefixes);
+        (*prefixes)[(*n)++] = p;
+    }
+    free(copy);
+    if (bad) {
+        free(*prefixes);
+        *prefixes = NULL;
+        *n = 0;
+    }
+    return bad;
+}
+
+/* Key material. */
+
+int
+wg_config_read_key_file(const char *path, const char *what,
+                        uint8_t key[WG_KEY_LEN], char **errp)
+{
+    char buf[WG_CONFIG_KEY_FILE_MAX];
+    struct stat st;
+    ssize_t n;
+    int error = 0;
+    int fd;
+
+    fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0 || fstat(fd, &st)) {
+        error = errno;
+        *errp = xasprintf("%s %s cannot be read (%s).", what, path,
+                          ovs_strerror(error));
+        goto out;
+    }
+    if (st.st_mode & (S_IROTH | S_IWOTH)) {
+        error = EACCES;
+        *errp = xasprintf("%s %s is accessible by other users: "
+                          "refusing it (run chmod 600 on it).", what, path);
+        goto out;
+    }
+    n = read(fd, buf, sizeof buf - 1);
+    if (n < 0) {
+        error = errno;
+        *errp = xasprintf("%s %s cannot be read (%s).", what, path,
+                          ovs_strerror(error));
+        goto out;
+    }
+    buf[n] = '\0';
+    while (n > 0 && isspace((unsigned char) buf[n - 1])) {
+        buf[--n] = '\0';
+    }
+    if (!wg_crypto_key_from_base64(key, buf)) {
+        error = EINVAL;
+        *errp = xasprintf("%s %s does not hold a base64 32-byte key.",
+                          what, path);
+    }
+out:
+    wg_crypto_wipe(buf, sizeof buf);
+    if (fd >= 0) {
+        close(fd);
+    }
+    return error;
+}
+
+/* Reads key 'name' (inline base64) or 'name'_file from 'args'.  Returns 0
+ * with '*has' telling whether one was given, or an errno value with a
+ * message. */
+static int
+parse_key_option(const struct smap *args, const char *name,
+                 const char *what, uint8_t key[WG_KEY_LEN], bool *has,
+                 char **errp)
+{
+    char *file_opt = xasprintf("%s_file", name);
+    const char *inline_key = smap_get(args, name);
+    const char *file = smap_get(args, file_opt);
+    int error = 0;
+
+    *has = false;
+    if (inline_key && file) {
+        *errp = xasprintf("%s and %s are mutually exclusive.", name,
+                          file_opt);
+        error = EINVAL;
+    } else if (inline_key) {
+        if (!wg_crypto_key_from_base64(key, inline_key)) {
+            *errp = xasprintf("%s is not a base64 32-byte key.", name);
+            error = EINVAL;
+        } else {
+            *has = true;
+        }
+    } else if (file) {
+        error = wg_config_read_key_file(file, what, key, errp);
+        *has = !error;
+    }
+    free(file_opt);
+    return error;
+}
+
+/* Peers. */
+
+static bool
+valid_peer_name(const char *name, size_t len)
+{
+    if (!len) {
+        return false;
+    }
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = name[i];
+        if (!isalnum(c) && c != '-' && c != '_') {
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool
+valid_peer_key(const char *key)
+{
+    static const char *const keys[] = {
+        "public_key", "endpoint", "allowed_ips", "persistent_keepalive",
+        "preshared_key", "preshared_key_file",
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+        if (!strcmp(key, keys[i])) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Collects the options of peer 'name' from 'args' into 'peer_args' (keys
+ * without the "peer.<name>." prefix) and a canonical fingerprint. */
+static void
+collect_peer_args(const struct smap *args, const char *name,
+                  struct smap *peer_args, struct ds *fingerprint)
+{
+    const struct smap_node **nodes = smap_sort(args);
+    size_t n = smap_count(args);
+    char *prefix = xasprintf(WG_CONFIG_PEER_PREFIX "%s.", name);
+    size_t prefix_len = strlen(prefix);
+
+    for (size_t i = 0; i < n; i++) {
+        if (!strncmp(nodes[i]->key, prefix, prefix_len)) {
+            const char *key = nodes[i]->key + prefix_len;
+            smap_add(peer_args, key, nodes[i]->value);
+            ds_put_format(fingerprint, "%s=%s\n", key, nodes[i]->value);
+        }
+    }
+    free(prefix);
+    free(nodes);
+}
+
+static const char *
+check_peer_keys(const struct smap *peer_args)
+{
+    struct smap_node *node;
+
+    SMAP_FOR_EACH (node, peer_args) {
+        if (!valid_peer_key(node->key)) {
+            return node->key;
+        }
+    }
+    return NULL;
+}
+
+/* Parses peer options into 'peer'.  Returns NULL or a reason (caller
+ * frees). */
+static char *
+parse_peer(const struct smap *peer_args, struct wg_config_peer *peer)
+{
+    const char *s;
+    char *err = NULL;
+    bool has;
+
+    s = check_peer_keys(peer_args);
+    if (s) {
+        return xasprintf("unknown option \"%s\"", s);
+    }
+    s = smap_get(peer_args, "public_key");
+    if (!s) {
+        return xstrdup("public_key is missing");
+    }
+    if (!wg_crypto_key_from_base64(peer->public_key, s)) {
+        return xstrdup("public_key is not a base64 32-byte key");
+    }
+    s = smap_get(peer_args, "endpoint");
+    if (s && !wg_config_parse_endpoint(s, &peer->endpoint,
+                                       &peer->endpoint_len)) {
+        return xasprintf("endpoint \"%s\" is not IPv4:port or [IPv6]:port",
+                         s);
+    }
+    s = smap_get(peer_args, "allowed_ips");
+    if (s) {
+        char *bad = parse_prefix_list(s, &peer->allowed_ips,
+                                      &peer->n_allowed_ips);
+        if (bad) {
+            err = xasprintf("allowed_ips entry \"%s\" is not a prefix", bad);
+            free(bad);
+            return err;
+        }
+    }
+    s = smap_get(peer_args, "persistent_keepalive");
+    if (s) {
+        int v;
+        if (!parse_port(s, &v)) {
+            return xasprintf("persistent_keepalive \"%s\" is not a number "
+                             "of seconds from 0 to 65535", s);
+        }
+        peer->persistent_keepalive = v;
+    }
+    if (parse_key_option(peer_args, "preshared_key", "preshared_key_file",
+                         peer->psk, &has, &err)) {
+        return err;
+    }
+    peer->has_psk = has;
+    return NULL;
+}
+
+static struct wg_config_peer *
+find_peer_by_key(const struct wg_config *cfg, const uint8_t *key)
+{
+    struct wg_config_peer *peer;
+
+    HMAP_FOR_EACH (peer, node, &cfg->peers) {
+        if (!memcmp(peer->public_key, key, WG_KEY_LEN)) {
+            return peer;
+        }
+    }
+    return NULL;
+}
+
+static void
+add_peer(struct wg_config *cfg, const struct smap *args, const char *name)
+{
+    struct wg_config_peer *peer = xzalloc(sizeof *peer);
+    struct smap peer_args = SMAP_INITIALIZER(&peer_args);
+    struct ds fingerprint = DS_EMPTY_INITIALIZER;
+    struct wg_config_peer *dup;
+    char *err;
+
+    peer->name = xstrdup(name);
+    collect_peer_args(args, name, &peer_args, &fingerprint);
+    peer->fingerprint = ds_steal_cstr(&fingerprint);
+    err = parse_peer(&peer_args, peer);
+    if (!err && (dup = find_peer_by_key(cfg, peer->public_key))) {
+        err = xasprintf("public_key is the same as peer \"%s\"", dup->name);
+    }
+    if (!err && cfg->has_private_key) {
+        uint8_t own[WG_KEY_LEN];
+        if (wg_crypto_public_key(own, cfg->private_key)
+            && !memcmp(own, peer->public_key, WG_KEY_LEN)) {
+            err = xstrdup("public_key is this port's own public key");
+        }
+    }
+    if (err) {
+        smap_add_nocopy(&cfg->peer_errors, xstrdup(name), err);
+        wg_config_peer_free(peer);
+    } else {
+        hmap_insert(&cfg->peers, &peer->node, hash_string(name, 0));
+    }
+    smap_destroy(&peer_args);
+}
+
+struct wg_config_peer *
+wg_config_find_peer(const struct wg_config *cfg, const char *name)
+{
+    struct wg_config_peer *peer;
+
+    HMAP_FOR_EACH_WITH_HASH (peer, node, hash_string(name, 0),
+                             &cfg->peers) {
+        if (!strcmp(peer->name, name)) {
+            return peer;
+        }
+    }
+    return NULL;
+}
+
+/* Interface options. */
+
+static bool
+is_interface_option(const char *key)
+{
+    static const char *const keys[] = {
+        "private_key", "private_key_file", "listen_port", "address",
+        "udp_gso", "udp_gro", "tcp_gro", "uapi_dir",
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+        if (!strcmp(key, keys[i])) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Finds the peer names used in 'args' and adds each peer.  Returns an error
+ * message for a malformed peer option name, otherwise NULL. */
+static char *
+parse_peers(const struct smap *args, struct wg_config *cfg)
+{
+    const struct smap_node **nodes = smap_sort(args);
+    size_t plen = strlen(WG_CONFIG_PEER_PREFIX);
+    size_t n = smap_count(args);
+    struct sset names = SSET_INITIALIZER(&names);
+    char *err = NULL;
+
+    for (size_t i = 0; i < n && !err; i++) {
+        const char *key = nodes[i]->key;
+        if (strncmp(key, WG_CONFIG_PEER_PREFIX, plen)) {
+            continue;
+        }
+        const char *dot = strchr(key + plen, '.');
+        if (!dot || !valid_peer_name(key + plen, dot - key - plen)) {
+            err = xasprintf("option \"%s\" is not peer.<name>.<key> with a "
+                            "name of letters, digits, '-' and '_'.", key);
+        } else {
+            sset_add_and_free(&names, xmemdup0(key + plen,
+                                               dot - key - plen));
+        }
+    }
+    if (!err) {
+        const char *name;
+        SSET_FOR_EACH (name, &names) {
+            add_peer(cfg, args, name);
+        }
+    }
+    sset_destroy(&names);
+    free(nodes);
+    return err;
+}
+
+static char *
+parse_interface_options(const struct smap *args, struct wg_config *cfg)
+{
+    struct smap_node *node;
+    const char *s;
+
+    SMAP_FOR_EACH (node, args) {
+        if (strncmp(node->key, WG_CONFIG_PEER_PREFIX,
+                    strlen(WG_CONFIG_PEER_PREFIX))
+            && !is_interface_option(node->key)) {
+            return xasprintf("unknown option \"%s\".", node->key);
+        }
+    }
+    s = smap_get(args, "listen_port");
+    if (s && !parse_port(s, &cfg->listen_port)) {
+        return xasprintf("listen_port \"%s\" is not a UDP port number "
+                         "(0 to 65535).", s);
+    }
+    s = smap_get(args, "address");
+    cfg->address = s && s[0] ? xstrdup(s) : NULL;
+    static const struct {
+        const char *name;
+        size_t offset;
+    } switches[] = {
+        { "udp_gso", offsetof(struct wg_config, udp_gso) },
+        { "udp_gro", offsetof(struct wg_config, udp_gro) },
+        { "tcp_gro", offsetof(struct wg_config, tcp_gro) },
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(switches); i++) {
+        s = smap_get(args, switches[i].name);
+        if (s && !parse_bool(s, (bool *) ((char *) cfg
+                                          + switches[i].offset))) {
+            return xasprintf("%s must be true or false, not \"%s\".",
+                             switches[i].name, s);
+        }
+    }
+    s = smap_get(args, "uapi_dir");
+    cfg->uapi_dir = s && s[0] ? xstrdup(s) : NULL;
+    return NULL;
+}
+
+int
+wg_config_parse(const struct smap *args, struct wg_config *cfg, char **errp)
+{
+    char *err;
+    int error;
+
+    wg_config_destroy(cfg);
+    wg_config_init(cfg);
+    *errp = NULL;
+
+    err = parse_interface_options(args, cfg);
+    if (err) {
+        *errp = err;
+        return EINVAL;
+    }
+    error = parse_key_option(args, "private_key", "private_key_file",
+                             cfg->private_key, &cfg->has_private_key, errp);
+    if (error) {
+        return error;
+    }
+    if (cfg->has_private_key) {
+        uint8_t pub[WG_KEY_LEN];
+        if (!wg_crypto_public_key(pub, cfg->private_key)) {
+            *errp = xstrdup("private key is not a usable X25519 key.");
+            return EINVAL;
+        }
+    }
+    err = parse_peers(args, cfg);
+    if (err) {
+        *errp = err;
+        return EINVAL;
+    }
+    return 0;
+}

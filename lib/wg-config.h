@@ -1,0 +1,110 @@
+/*
+ * Copyright (c) 2026 The ovs-wireguard authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#ifndef WG_CONFIG_H
+#define WG_CONFIG_H 1
+
+/* Parsing and validation of a wireguard interface's OVSDB options.
+ *
+ * Two kinds of errors, as DESIGN.md section 3 describes:
+ *   - interface-level (private key unreadable or malformed, key file
+ *     readable by others, bad listen_port/address/offload switch, unknown
+ *     option): wg_config_parse() fails with one sentence;
+ *   - peer-level (bad public key, endpoint, prefix, keepalive, PSK,
+ *     duplicate public key): the peer is left out and the reason is
+ *     recorded in 'peer_errors', the rest of the configuration stands.
+ *
+ * Every peer carries a fingerprint of its options so that the port can
+ * leave peers whose options did not change untouched. */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include "openvswitch/hmap.h"
+#include "smap.h"
+#include "wg-crypto.h"
+
+/* An IPv4 or IPv6 prefix ('addr' in network order, 4 or 16 bytes used). */
+struct wg_config_prefix {
+    int family;                     /* AF_INET or AF_INET6. */
+    uint8_t addr[16];
+    unsigned int len;
+};
+
+struct wg_config_peer {
+    struct hmap_node node;          /* In struct wg_config's 'peers', by
+                                     * name. */
+    char *name;                     /* The <name> of peer.<name>.*. */
+    char *fingerprint;              /* Canonical form of its options. */
+    uint8_t public_key[WG_KEY_LEN];
+    bool has_psk;
+    uint8_t psk[WG_KEY_LEN];
+    struct sockaddr_storage endpoint;
+    socklen_t endpoint_len;         /* 0: no endpoint. */
+    struct wg_config_prefix *allowed_ips;
+    size_t n_allowed_ips;
+    unsigned int persistent_keepalive;  /* Seconds, 0 = off. */
+};
+
+struct wg_config {
+    bool has_private_key;
+    uint8_t private_key[WG_KEY_LEN];
+    int listen_port;                /* 0: ephemeral. */
+    char *address;                  /* "address" option as given (the
+                                     * layer-2 adapter parses it), or
+                                     * NULL. */
+    bool udp_gso;
+    bool udp_gro;
+    bool tcp_gro;
+    char *uapi_dir;                 /* NULL: the default directory. */
+    struct hmap peers;              /* Contains struct wg_config_peer. */
+    struct smap peer_errors;        /* Peer name -> one-sentence reason. */
+};
+
+/* Initializes 'cfg' to an empty configuration. */
+void wg_config_init(struct wg_config *cfg);
+
+/* Frees what 'cfg' holds, wiping key material. */
+void wg_config_destroy(struct wg_config *cfg);
+
+/* Parses the interface options 'args' into 'cfg' (which must have been
+ * initialized and is reset first).  Returns 0, or EINVAL/EACCES/ENOENT with
+ * a one-sentence, key-free message in '*errp' (caller frees) for an
+ * interface-level error.  Peer-level errors are recorded in
+ * cfg->peer_errors and do not fail the call. */
+int wg_config_parse(const struct smap *args, struct wg_config *cfg,
+                    char **errp);
+
+/* Returns the peer named 'name' in 'cfg', or NULL. */
+struct wg_config_peer *wg_config_find_peer(const struct wg_config *cfg,
+                                           const char *name);
+
+/* Parses "a.b.c.d:port" or "[v6]:port" into 'ss'/'lenp'.  Returns true on
+ * success. */
+bool wg_config_parse_endpoint(const char *s, struct sockaddr_storage *ss,
+                              socklen_t *lenp);
+
+/* Parses "addr/len" or a bare address (host prefix) into 'p'.  Returns
+ * true on success. */
+bool wg_config_parse_prefix(const char *s, struct wg_config_prefix *p);
+
+/* Reads a base64 key from the file 'path' into 'key'.  Refuses a file that
+ * users other than its owner's group can read or write.  Returns 0, or an
+ * errno value with a message in '*errp' (caller frees). */
+int wg_config_read_key_file(const char *path, const char *what,
+                            uint8_t key[WG_KEY_LEN], char **errp);
+
+#endif /* wg-config.h */

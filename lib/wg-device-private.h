@@ -1,0 +1,69 @@
+/*
+ * Copyright (c) 2026 The ovs-wireguard authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#ifndef WG_DEVICE_PRIVATE_H
+#define WG_DEVICE_PRIVATE_H 1
+
+/* Internals shared by wg-device.c (configuration, transmit, timers) and
+ * wg-device-rx.c (receive).  Not for users of the engine. */
+
+#include "openvswitch/hmap.h"
+#include "openvswitch/list.h"
+#include "wg-cookie.h"
+#include "wg-device.h"
+#include "wg-noise.h"
+#include "wg-peer.h"
+
+struct wg_allowedips;
+struct wg_ratelimiter;
+
+struct wg_device {
+    struct wg_device_hooks hooks;
+    void *aux;
+
+    struct wg_noise_identity identity;
+    struct wg_cookie_checker cookie_checker;
+
+    struct hmap peers_by_key;           /* struct wg_peer by 'key_node'. */
+    struct ovs_list peers;              /* struct wg_peer by 'list_node'. */
+    struct wg_index_table indices;
+    struct wg_allowedips *allowedips;
+    struct wg_ratelimiter *ratelimiter;
+
+    unsigned int mtu;
+    bool forced_under_load;
+    bool load_seen;                     /* 'last_under_load_ms' is valid. */
+    long long int last_under_load_ms;
+};
+
+/* Wall clock of 'dev'. */
+void wg_device_wall_clock(const struct wg_device *dev, struct timespec *ts);
+
+/* Sends 'msg' to the endpoint of 'peer' through the 'send' hook, counting
+ * it in the peer's tx bytes.  Does nothing without endpoint. */
+void wg_device_send_to_peer(struct wg_device *dev, struct wg_peer *peer,
+                            const void *msg, size_t len);
+
+/* Sends a handshake initiation to 'peer' if allowed (rate limit, key,
+ * endpoint).  'is_retry' keeps the retransmission count.  Returns 0 or an
+ * errno value as wg_device_peer_initiate(). */
+int wg_device_send_initiation(struct wg_device *dev, struct wg_peer *peer,
+                              bool is_retry);
+
+/* Calls the 'session_ready' hook for 'peer'. */
+void wg_device_session_ready(struct wg_device *dev, struct wg_peer *peer);
+
+#endif /* wg-device-private.h */

@@ -1,0 +1,562 @@
+/*
+ * Copyright (c) 2026 The ovs-wireguard authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#include <config.h>
+#include "wg-device.h"
+
+#include <arpa/inet.h>
+#include <endian.h>
+#include <netinet/in.h>
+#include <string.h>
+#include "coverage.h"
+#include "openvswitch/vlog.h"
+#include "util.h"
+#include "wg-allowedips.h"
+#include "wg-device-private.h"
+#include "wg-messages.h"
+#include "wg-ratelimiter.h"
+
+VLOG_DEFINE_THIS_MODULE(wg_device_rx);
+
+static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
+
+/* Every outcome: its enum value, name and coverage counter. */
+#define WG_DEVICE_RX_OUTCOMES                                           \
+    RX(WG_DEVICE_RX_DATA, "data", wg_rx_data)                           \
+    RX(WG_DEVICE_RX_KEEPALIVE, "keepalive", wg_rx_keepalive)            \
+    RX(WG_DEVICE_RX_HANDSHAKE, "handshake", wg_rx_handshake)            \
+    RX(WG_DEVICE_RX_COOKIE_SENT, "cookie-sent", wg_rx_cookie_sent)      \
+    RX(WG_DEVICE_RX_COOKIE_STORED, "cookie-stored", wg_rx_cookie_stored) \
+    RX(WG_DEVICE_DROP_TOO_SHORT, "too-short", wg_drop_too_short)        \
+    RX(WG_DEVICE_DROP_BAD_LENGTH, "bad-length", wg_drop_bad_length)     \
+    RX(WG_DEVICE_DROP_BAD_TYPE, "bad-type", wg_drop_bad_type)           \
+    RX(WG_DEVICE_DROP_NO_IDENTITY, "no-identity", wg_drop_no_identity)  \
+    RX(WG_DEVICE_DROP_BAD_MAC1, "bad-mac1", wg_drop_bad_mac1)           \
+    RX(WG_DEVICE_DROP_RATELIMITED, "ratelimited", wg_drop_ratelimited)  \
+    RX(WG_DEVICE_DROP_HANDSHAKE_AUTH, "handshake-auth",                 \
+       wg_drop_handshake_auth)                                          \
+    RX(WG_DEVICE_DROP_UNKNOWN_PEER, "unknown-peer", wg_drop_unknown_peer) \
+    RX(WG_DEVICE_DROP_HANDSHAKE_REPLAY, "handshake-replay",             \
+       wg_drop_handshake_replay)                                        \
+    RX(WG_DEVICE_DROP_HANDSHAKE_FLOOD, "handshake-flood",               \
+       wg_drop_handshake_flood)                                         \
+    RX(WG_DEVICE_DROP_UNKNOWN_INDEX, "unknown-index",                   \
+       wg_drop_unknown_index)                                           \
+    RX(WG_DEVICE_DROP_STALE_HANDSHAKE, "stale-handshake",               \
+       wg_drop_stale_handshake)                                         \
+    RX(WG_DEVICE_DROP_BAD_COOKIE, "bad-cookie", wg_drop_bad_cookie)     \
+    RX(WG_DEVICE_DROP_KEY_EXPIRED, "key-expired", wg_drop_key_expired)  \
+    RX(WG_DEVICE_DROP_BAD_TAG, "bad-tag", wg_drop_bad_tag)              \
+    RX(WG_DEVICE_DROP_REPLAYED, "replayed", wg_drop_replayed)           \
+    RX(WG_DEVICE_DROP_BAD_INNER, "bad-inner", wg_drop_bad_inner)        \
+    RX(WG_DEVICE_DROP_NOT_ALLOWED, "not-allowed", wg_drop_not_allowed)
+
+#define RX(ENUM, NAME, COUNTER) COVERAGE_DEFINE(COUNTER);
+WG_DEVICE_RX_OUTCOMES
+#undef RX
+
+const char *
+wg_device_rx_name(enum wg_device_rx rx)
+{
+    switch (rx) {
+#define RX(ENUM, NAME, COUNTER) case ENUM: return NAME;
+    WG_DEVICE_RX_OUTCOMES
+#undef RX
+    case WG_DEVICE_N_RX:
+    default:
+        return "<invalid>";
+    }
+}
+
+static void
+count_outcome(enum wg_device_rx rx)
+{
+    switch (rx) {
+#define RX(ENUM, NAME, COUNTER) case ENUM: COVERAGE_INC(COUNTER); break;
+    WG_DEVICE_RX_OUTCOMES
+#undef RX
+    case WG_DEVICE_N_RX:
+    default:
+        break;
+    }
+}
+
+static void
+log_drop(enum wg_device_rx rx, const struct sockaddr *src)
+{
+    char addr[INET6_ADDRSTRLEN] = "?";
+
+    if (VLOG_DROP_DBG(&rl)) {
+        return;
+    }
+    if (src && src->sa_family == AF_INET) {
+        inet_ntop(AF_INET, &((const struct sockaddr_in *) src)->sin_addr,
+                  addr, sizeof addr);
+    } else if (src && src->sa_family == AF_INET6) {
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *) src)->sin6_addr,
+                  addr, sizeof addr);
+    }
+    VLOG_DBG("datagram from %s dropped: %s", addr, wg_device_rx_name(rx));
+}
+
+static uint32_t
+get_le32(const uint8_t *p)
+{
+    uint32_t x;
+
+    memcpy(&x, p, sizeof x);
+    return le32toh(x);
+}
+
+/* Handshake messages: MACs, load and rate limiting. */
+
+static void
+send_cookie_reply(struct wg_device *dev, const struct sockaddr *src,
+                  socklen_t src_len, const uint8_t *msg, size_t len,
+                  long long int now)
+{
+    struct wg_msg_cookie_reply reply;
+
+    wg_cookie_make_reply(&dev->cookie_checker, &reply, msg, len,
+                         get_le32(msg + 4), src, now);
+    dev->hooks.send(dev->aux, src, src_len, &reply, sizeof reply);
+}
+
+static bool
+ratelimiter_allow(struct wg_device *dev, const struct sockaddr *src,
+                  long long int now)
+{
+    if (src->sa_family == AF_INET) {
+        return wg_ratelimiter_allow(
+            dev->ratelimiter, AF_INET,
+            &((const struct sockaddr_in *) src)->sin_addr, now);
+    } else if (src->sa_family == AF_INET6) {
+        return wg_ratelimiter_allow(
+            dev->ratelimiter, AF_INET6,
+            &((const struct sockaddr_in6 *) src)->sin6_addr, now);
+    }
+    return false;
+}
+
+/* Checks mac1 always and, under load, mac2 (answering with a cookie reply
+ * when it is missing) and the per-source rate.  Returns
+ * WG_DEVICE_RX_HANDSHAKE to go on, or what happened instead. */
+static enum wg_device_rx
+check_handshake_macs(struct wg_device *dev, const struct sockaddr *src,
+                     socklen_t src_len, const uint8_t *msg, size_t len,
+                     long long int now)
+{
+    bool under_load = wg_device_is_under_load(dev);
+
+    if (!dev->identity.has_key) {
+        return WG_DEVICE_DROP_NO_IDENTITY;
+    }
+    switch (wg_cookie_validate(&dev->cookie_checker, msg, len, src,
+                               under_load, now)) {
+    case WG_COOKIE_BAD_MAC1:
+        return WG_DEVICE_DROP_BAD_MAC1;
+    case WG_COOKIE_MAC1_OK:
+        return WG_DEVICE_RX_HANDSHAKE;
+    case WG_COOKIE_MAC1_OK_NO_COOKIE:
+        send_cookie_reply(dev, src, src_len, msg, len, now);
+        return WG_DEVICE_RX_COOKIE_SENT;
+    case WG_COOKIE_MAC1_OK_WITH_COOKIE:
+    default:
+        return (ratelimiter_allow(dev, src, now) ? WG_DEVICE_RX_HANDSHAKE
+                : WG_DEVICE_DROP_RATELIMITED);
+    }
+}
+
+/* Bookkeeping common to every authenticated packet from 'peer'. */
+static void
+authenticated_from(struct wg_peer *peer, const struct sockaddr *src,
+                   socklen_t src_len, long long int now)
+{
+    wg_peer_update_endpoint(peer, src, src_len);
+    wg_timers_any_authenticated_packet_received(&peer->timers);
+    wg_timers_any_authenticated_packet_traversed(&peer->timers, now);
+}
+
+/* Initiation (responder side). */
+
+static struct wg_noise_handshake *
+lookup_handshake(void *dev_, const uint8_t remote_static[WG_KEY_LEN])
+{
+    struct wg_peer *peer = wg_device_peer_lookup(dev_, remote_static);
+
+    return peer ? &peer->handshake : NULL;
+}
+
+static enum wg_device_rx
+noise_result_to_rx(enum wg_noise_result r)
+{
+    switch (r) {
+    case WG_NOISE_OK:
+        return WG_DEVICE_RX_HANDSHAKE;
+    case WG_NOISE_ERR_UNKNOWN_PEER:
+        return WG_DEVICE_DROP_UNKNOWN_PEER;
+    case WG_NOISE_ERR_REPLAY:
+        return WG_DEVICE_DROP_HANDSHAKE_REPLAY;
+    case WG_NOISE_ERR_FLOOD:
+        return WG_DEVICE_DROP_HANDSHAKE_FLOOD;
+    case WG_NOISE_ERR_STATE:
+        return WG_DEVICE_DROP_STALE_HANDSHAKE;
+    case WG_NOISE_ERR_AUTH:
+    default:
+        return WG_DEVICE_DROP_HANDSHAKE_AUTH;
+    }
+}
+
+/* Answers a consumed initiation and derives the (unconfirmed) keypair. */
+static void
+send_response(struct wg_device *dev, struct wg_peer *peer, long long int now)
+{
+    uint32_t index = wg_peer_new_handshake_index(peer);
+    struct wg_msg_response msg;
+
+    wg_timers_ephemeral_key_created(&peer->timers, now);
+    if (!wg_noise_create_response(&msg, &peer->handshake, &dev->identity,
+                                  index)) {
+        wg_peer_index_free(peer->indices, index);
+        return;
+    }
+    wg_cookie_add_macs(&peer->cookie, &msg, sizeof msg, now);
+    if (wg_noise_begin_session(&peer->handshake, &peer->keypairs, now)) {
+        wg_timers_session_derived(&peer->timers, now);
+        wg_timers_any_authenticated_packet_traversed(&peer->timers, now);
+        wg_timers_any_authenticated_packet_sent(&peer->timers);
+        wg_device_send_to_peer(dev, peer, &msg, sizeof msg);
+    }
+}
+
+static enum wg_device_rx
+rx_initiation(struct wg_device *dev, const struct sockaddr *src,
+              socklen_t src_len, const uint8_t *buf, size_t len,
+              long long int now, struct wg_device_rx_result *out)
+{
+    const struct wg_msg_initiation *msg = (const void *) buf;
+    struct wg_noise_handshake *hs;
+    struct wg_peer *peer;
+    enum wg_device_rx rx;
+
+    rx = check_handshake_macs(dev, src, src_len, buf, len, now);
+    if (rx != WG_DEVICE_RX_HANDSHAKE) {
+        return rx;
+    }
+    rx = noise_result_to_rx(wg_noise_consume_initiation(
+                                msg, &dev->identity, lookup_handshake, dev,
+                                now, &hs));
+    if (rx != WG_DEVICE_RX_HANDSHAKE) {
+        return rx;
+    }
+    peer = CONTAINER_OF(hs, struct wg_peer, handshake);
+    peer->rx_bytes += len;
+    authenticated_from(peer, src, src_len, now);
+    send_response(dev, peer, now);
+    out->peer = peer;
+    return WG_DEVICE_RX_HANDSHAKE;
+}
+
+/* Response (initiator side). */
+
+/* The session is usable: let the caller flush its queue, and make sure
+ * the responder gets something to confirm the keypair with. */
+static void
+initiator_session_ready(struct wg_device *dev, struct wg_peer *peer,
+                        struct wg_noise_keypair *kp)
+{
+    wg_device_session_ready(dev, peer);
+    if (peer->keypairs.current == kp && !kp->send_counter) {
+        wg_device_peer_send_keepalive(dev, peer);
+    }
+}
+
+static enum wg_device_rx
+rx_response(struct wg_device *dev, const struct sockaddr *src,
+            socklen_t src_len, const uint8_t *buf, size_t len,
+            long long int now, struct wg_device_rx_result *out)
+{
+    const struct wg_msg_response *msg = (const void *) buf;
+    uint32_t index = le32toh(msg->receiver);
+    struct wg_noise_keypair *kp;
+    struct wg_peer *peer;
+    enum wg_device_rx rx;
+
+    rx = check_handshake_macs(dev, src, src_len, buf, len, now);
+    if (rx != WG_DEVICE_RX_HANDSHAKE) {
+        return rx;
+    }
+    peer = wg_peer_index_lookup(&dev->indices, index);
+    if (!peer) {
+        return WG_DEVICE_DROP_UNKNOWN_INDEX;
+    }
+    if (peer->handshake.local_index != index) {
+        return WG_DEVICE_DROP_STALE_HANDSHAKE;
+    }
+    rx = noise_result_to_rx(wg_noise_consume_response(msg, &peer->handshake,
+                                                      &dev->identity));
+    if (rx != WG_DEVICE_RX_HANDSHAKE) {
+        return rx;
+    }
+    peer->rx_bytes += len;
+    authenticated_from(peer, src, src_len, now);
+    kp = wg_noise_begin_session(&peer->handshake, &peer->keypairs, now);
+    if (kp) {
+        wg_timers_session_derived(&peer->timers, now);
+        wg_timers_handshake_complete(&peer->timers);
+        wg_device_wall_clock(dev, &peer->last_handshake);
+        initiator_session_ready(dev, peer, kp);
+    }
+    out->peer = peer;
+    return WG_DEVICE_RX_HANDSHAKE;
+}
+
+/* Cookie reply. */
+
+static enum wg_device_rx
+rx_cookie_reply(struct wg_device *dev, const uint8_t *buf, long long int now,
+                struct wg_device_rx_result *out)
+{
+    const struct wg_msg_cookie_reply *msg = (const void *) buf;
+    struct wg_peer *peer;
+
+    peer = wg_peer_index_lookup(&dev->indices, le32toh(msg->receiver));
+    if (!peer) {
+        return WG_DEVICE_DROP_UNKNOWN_INDEX;
+    }
+    if (!wg_cookie_consume_reply(&peer->cookie, msg, now)) {
+        return WG_DEVICE_DROP_BAD_COOKIE;
+    }
+    out->peer = peer;
+    return WG_DEVICE_RX_COOKIE_STORED;
+}
+
+/* Transport data. */
+
+#define IPV4_HEADER_LEN 20
+#define IPV6_HEADER_LEN 40
+
+static uint16_t
+get_be16(const uint8_t *p)
+{
+    return (p[0] << 8) | p[1];
+}
+
+/* Returns the length of the inner IP packet 'p' according to its own
+ * header (so that the padding is stripped), or 0 if the header is invalid
+ * or claims more than the 'len' bytes there are.  Stores its family and a
+ * pointer to its source address. */
+static size_t
+inner_packet_len(const uint8_t *p, size_t len, int *family,
+                 const uint8_t **src)
+{
+    size_t ip_len;
+
+    if (len >= IPV4_HEADER_LEN && p[0] >> 4 == 4) {
+        size_t ihl = (p[0] & 0x0f) * 4;
+
+        ip_len = get_be16(p + 2);
+        if (ihl < IPV4_HEADER_LEN || ip_len < ihl) {
+            return 0;
+        }
+        *family = AF_INET;
+        *src = p + 12;
+    } else if (len >= IPV6_HEADER_LEN && p[0] >> 4 == 6) {
+        ip_len = IPV6_HEADER_LEN + get_be16(p + 4);
+        *family = AF_INET6;
+        *src = p + 8;
+    } else {
+        return 0;
+    }
+    return ip_len <= len ? ip_len : 0;
+}
+
+/* Key confirmation, roaming, receive-side rekey and timers, for a data
+ * message that authenticated under 'kp'. */
+static void
+data_authenticated(struct wg_device *dev, struct wg_peer *peer,
+                   struct wg_noise_keypair *kp, const struct sockaddr *src,
+                   socklen_t src_len, long long int now)
+{
+    struct wg_noise_keypair *current;
+
+    authenticated_from(peer, src, src_len, now);
+    if (wg_noise_keypairs_confirm(&peer->keypairs, kp)) {
+        wg_timers_handshake_complete(&peer->timers);
+        wg_device_wall_clock(dev, &peer->last_handshake);
+        wg_device_session_ready(dev, peer);
+    }
+
+    /* An initiator rekeys before the keypair gets too old to receive. */
+    current = peer->keypairs.current;
+    if (current && current->i_am_initiator
+        && !peer->timers.sent_lastminute_handshake
+        && now - current->birth_ms >= WG_REKEY_ON_RECEIVE_AFTER_TIME_MS) {
+        peer->timers.sent_lastminute_handshake = true;
+        wg_device_send_initiation(dev, peer, false);
+    }
+}
+
+/* Finds the keypair a data message is for and opens it in place. */
+static enum wg_device_rx
+open_data(struct wg_device *dev, uint8_t *buf, size_t len, long long int now,
+          struct wg_peer **peerp, struct wg_noise_keypair **kpp)
+{
+    const struct wg_msg_data *hdr = (const void *) buf;
+    uint32_t index = le32toh(hdr->receiver);
+    uint64_t counter = le64toh(hdr->counter);
+    struct wg_noise_keypair *kp;
+    struct wg_peer *peer;
+
+    peer = wg_peer_index_lookup(&dev->indices, index);
+    kp = peer ? wg_noise_keypairs_find(&peer->keypairs, index) : NULL;
+    if (!kp) {
+        return WG_DEVICE_DROP_UNKNOWN_INDEX;
+    }
+    if (!wg_noise_keypair_can_receive(kp, now)) {
+        return WG_DEVICE_DROP_KEY_EXPIRED;
+    }
+    if (!wg_aead_open(kp->recv_key, counter, buf + WG_MSG_DATA_HEADER_LEN,
+                      buf + WG_MSG_DATA_HEADER_LEN,
+                      len - WG_MSG_DATA_HEADER_LEN, NULL, 0)) {
+        return WG_DEVICE_DROP_BAD_TAG;
+    }
+    if (!wg_replay_check_and_update(&kp->replay, counter,
+                                    WG_REJECT_AFTER_MESSAGES)) {
+        return WG_DEVICE_DROP_REPLAYED;
+    }
+    *peerp = peer;
+    *kpp = kp;
+    return WG_DEVICE_RX_DATA;
+}
+
+static enum wg_device_rx
+rx_data(struct wg_device *dev, const struct sockaddr *src, socklen_t src_len,
+        uint8_t *buf, size_t len, long long int now,
+        struct wg_device_rx_result *out)
+{
+    size_t plain_len = len - WG_MSG_DATA_MIN_LEN;
+    uint8_t *inner = buf + WG_MSG_DATA_HEADER_LEN;
+    struct wg_noise_keypair *kp;
+    const uint8_t *inner_src;
+    struct wg_peer *peer;
+    enum wg_device_rx rx;
+    size_t inner_len;
+    int family;
+
+    rx = open_data(dev, buf, len, now, &peer, &kp);
+    if (rx != WG_DEVICE_RX_DATA) {
+        return rx;
+    }
+    out->peer = peer;
+    data_authenticated(dev, peer, kp, src, src_len, now);
+    if (!plain_len) {
+        peer->rx_bytes += len;
+        peer->rx_packets++;
+        return WG_DEVICE_RX_KEEPALIVE;
+    }
+    wg_timers_data_received(&peer->timers, now);
+
+    inner_len = inner_packet_len(inner, plain_len, &family, &inner_src);
+    if (!inner_len) {
+        return WG_DEVICE_DROP_BAD_INNER;
+    }
+    if (wg_allowedips_lookup(dev->allowedips, family, inner_src) != peer) {
+        return WG_DEVICE_DROP_NOT_ALLOWED;
+    }
+    peer->rx_bytes += len;
+    peer->rx_packets++;
+    out->inner = inner;
+    out->inner_len = inner_len;
+    return WG_DEVICE_RX_DATA;
+}
+
+/* Dispatch. */
+
+/* The first four bytes are the type and three reserved zero bytes. */
+static size_t
+expected_len(uint32_t type)
+{
+    switch (type) {
+    case WG_MSG_INITIATION:
+        return WG_MSG_INITIATION_LEN;
+    case WG_MSG_RESPONSE:
+        return WG_MSG_RESPONSE_LEN;
+    case WG_MSG_COOKIE_REPLY:
+        return WG_MSG_COOKIE_REPLY_LEN;
+    case WG_MSG_DATA:
+        return WG_MSG_DATA_MIN_LEN;
+    default:
+        return 0;
+    }
+}
+
+static enum wg_device_rx
+classify(const uint8_t *buf, size_t len, uint32_t *typep)
+{
+    size_t need;
+
+    if (len < sizeof(uint32_t)) {
+        return WG_DEVICE_DROP_TOO_SHORT;
+    }
+    *typep = get_le32(buf);
+    need = expected_len(*typep);
+    if (!need) {
+        return WG_DEVICE_DROP_BAD_TYPE;
+    } else if (len < need) {
+        return WG_DEVICE_DROP_TOO_SHORT;
+    } else if (len > need && *typep != WG_MSG_DATA) {
+        return WG_DEVICE_DROP_BAD_LENGTH;
+    }
+    return WG_DEVICE_RX_DATA;
+}
+
+enum wg_device_rx
+wg_device_receive(struct wg_device *dev, const struct sockaddr *src,
+                  socklen_t src_len, uint8_t *buf, size_t len,
+                  struct wg_device_rx_result *out)
+{
+    long long int now = wg_device_now(dev);
+    enum wg_device_rx rx;
+    uint32_t type = 0;
+
+    memset(out, 0, sizeof *out);
+    rx = classify(buf, len, &type);
+    if (rx == WG_DEVICE_RX_DATA) {
+        switch (type) {
+        case WG_MSG_INITIATION:
+            rx = rx_initiation(dev, src, src_len, buf, len, now, out);
+            break;
+        case WG_MSG_RESPONSE:
+            rx = rx_response(dev, src, src_len, buf, len, now, out);
+            break;
+        case WG_MSG_COOKIE_REPLY:
+            rx = rx_cookie_reply(dev, buf, now, out);
+            break;
+        case WG_MSG_DATA:
+        default:
+            rx = rx_data(dev, src, src_len, buf, len, now, out);
+            break;
+        }
+    }
+    count_outcome(rx);
+    if (wg_device_rx_is_drop(rx)) {
+        log_drop(rx, src);
+        out->inner = NULL;
+        out->inner_len = 0;
+    }
+    return rx;
+}

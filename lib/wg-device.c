@@ -1,0 +1,638 @@
+/*
+ * Copyright (c) 2026 The ovs-wireguard authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#include <config.h>
+#include "wg-device.h"
+
+#include <endian.h>
+#include <errno.h>
+#include <string.h>
+#include "hash.h"
+#include "openvswitch/vlog.h"
+#include "timeval.h"
+#include "util.h"
+#include "wg-allowedips.h"
+#include "wg-device-private.h"
+#include "wg-messages.h"
+#include "wg-ratelimiter.h"
+
+VLOG_DEFINE_THIS_MODULE(wg_device);
+
+static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
+
+/* Clocks. */
+
+long long int
+wg_device_now(const struct wg_device *dev)
+{
+    return dev->hooks.now_ms ? dev->hooks.now_ms(dev->aux) : time_msec();
+}
+
+void
+wg_device_wall_clock(const struct wg_device *dev, struct timespec *ts)
+{
+    if (dev->hooks.wall_clock) {
+        dev->hooks.wall_clock(dev->aux, ts);
+    } else {
+        clock_gettime(CLOCK_REALTIME, ts);
+    }
+}
+
+/* Lifecycle and identity. */
+
+struct wg_device *
+wg_device_create(const struct wg_device_hooks *hooks, void *aux)
+{
+    struct wg_device *dev = xzalloc(sizeof *dev);
+
+    ovs_assert(hooks && hooks->send);
+    wg_crypto_init();
+    dev->hooks = *hooks;
+    dev->aux = aux;
+    hmap_init(&dev->peers_by_key);
+    ovs_list_init(&dev->peers);
+    wg_peer_index_table_init(&dev->indices);
+    dev->allowedips = wg_allowedips_create();
+    dev->ratelimiter = wg_ratelimiter_create(0);
+    wg_cookie_checker_init(&dev->cookie_checker, NULL);
+    return dev;
+}
+
+void
+wg_device_destroy(struct wg_device *dev)
+{
+    if (dev) {
+        wg_device_peer_remove_all(dev);
+        hmap_destroy(&dev->peers_by_key);
+        wg_peer_index_table_destroy(&dev->indices);
+        wg_allowedips_destroy(dev->allowedips);
+        wg_ratelimiter_destroy(dev->ratelimiter);
+        wg_noise_identity_clear(&dev->identity);
+        wg_cookie_checker_clear(&dev->cookie_checker);
+        wg_crypto_wipe(dev, sizeof *dev);
+        free(dev);
+    }
+}
+
+/* After an identity change: fresh cookie keys, every peer's static-static
+ * DH recomputed and its sessions dropped. */
+static void
+identity_changed(struct wg_device *dev)
+{
+    struct wg_peer *peer;
+
+    wg_cookie_checker_init(&dev->cookie_checker,
+                           dev->identity.has_key
+                           ? dev->identity.static_public : NULL);
+    LIST_FOR_EACH (peer, list_node, &dev->peers) {
+        wg_peer_clear_sessions(peer);
+        wg_timers_stop(&peer->timers);
+        wg_noise_handshake_precompute(&peer->handshake, &dev->identity);
+    }
+}
+
+int
+wg_device_set_private_key(struct wg_device *dev,
+                          const uint8_t priv[WG_KEY_LEN])
+{
+    struct wg_noise_identity id;
+    struct wg_peer *self;
+
+    memset(&id, 0, sizeof id);
+    if (!wg_noise_identity_set(&id, priv)) {
+        return EINVAL;
+    }
+    if (id.has_key == dev->identity.has_key
+        && !memcmp(&id, &dev->identity, sizeof id)) {
+        wg_noise_identity_clear(&id);
+        return 0;
+    }
+    self = id.has_key ? wg_device_peer_lookup(dev, id.static_public) : NULL;
+    if (self) {
+        wg_device_peer_remove(dev, self);
+    }
+    dev->identity = id;
+    wg_noise_identity_clear(&id);
+    identity_changed(dev);
+    return 0;
+}
+
+bool
+wg_device_get_private_key(const struct wg_device *dev,
+                          uint8_t priv[WG_KEY_LEN])
+{
+    if (dev->identity.has_key) {
+        memcpy(priv, dev->identity.static_private, WG_KEY_LEN);
+    }
+    return dev->identity.has_key;
+}
+
+bool
+wg_device_get_public_key(const struct wg_device *dev,
+                         uint8_t pub[WG_KEY_LEN])
+{
+    if (dev->identity.has_key) {
+        memcpy(pub, dev->identity.static_public, WG_KEY_LEN);
+    }
+    return dev->identity.has_key;
+}
+
+void
+wg_device_set_mtu(struct wg_device *dev, unsigned int mtu)
+{
+    dev->mtu = mtu;
+}
+
+/* Load. */
+
+void
+wg_device_set_under_load(struct wg_device *dev, bool under_load)
+{
+    dev->forced_under_load = under_load;
+}
+
+void
+wg_device_note_pending_handshakes(struct wg_device *dev, size_t n)
+{
+    if (n >= WG_UNDER_LOAD_PENDING_HANDSHAKES) {
+        dev->load_seen = true;
+        dev->last_under_load_ms = wg_device_now(dev);
+    }
+}
+
+bool
+wg_device_is_under_load(struct wg_device *dev)
+{
+    return (dev->forced_under_load
+            || (dev->load_seen
+                && wg_device_now(dev) - dev->last_under_load_ms
+                   < WG_UNDER_LOAD_HOLD_MS));
+}
+
+/* Peers. */
+
+static uint32_t
+key_hash(const uint8_t pub[WG_KEY_LEN])
+{
+    return hash_bytes(pub, WG_KEY_LEN, 0);
+}
+
+struct wg_peer *
+wg_device_peer_lookup(const struct wg_device *dev,
+                      const uint8_t pub[WG_KEY_LEN])
+{
+    struct wg_peer *peer;
+
+    HMAP_FOR_EACH_WITH_HASH (peer, key_node, key_hash(pub),
+                             &dev->peers_by_key) {
+        if (!memcmp(peer->public_key, pub, WG_KEY_LEN)) {
+            return peer;
+        }
+    }
+    return NULL;
+}
+
+/* True if X25519 with 'pub' gives zero (all-zero or low-order point). */
+static bool
+key_is_unusable(const uint8_t pub[WG_KEY_LEN])
+{
+    uint8_t priv[WG_KEY_LEN], shared[WG_KEY_LEN];
+    bool bad;
+
+    wg_crypto_generate_private_key(priv);
+    bad = !wg_crypto_dh(shared, priv, pub);
+    wg_crypto_wipe(priv, sizeof priv);
+    wg_crypto_wipe(shared, sizeof shared);
+    return bad;
+}
+
+int
+wg_device_peer_add(struct wg_device *dev, const uint8_t pub[WG_KEY_LEN],
+                   struct wg_peer **peerp)
+{
+    struct wg_peer *peer;
+
+    *peerp = NULL;
+    if (wg_device_peer_lookup(dev, pub)) {
+        return EEXIST;
+    }
+    if (key_is_unusable(pub)
+        || (dev->identity.has_key
+            && !memcmp(pub, dev->identity.static_public, WG_KEY_LEN))) {
+        return EINVAL;
+    }
+    peer = wg_peer_create(pub, &dev->identity, &dev->indices);
+    if (!peer) {
+        return EINVAL;
+    }
+    hmap_insert(&dev->peers_by_key, &peer->key_node, key_hash(pub));
+    ovs_list_push_back(&dev->peers, &peer->list_node);
+    *peerp = peer;
+    return 0;
+}
+
+void
+wg_device_peer_remove(struct wg_device *dev, struct wg_peer *peer)
+{
+    wg_allowedips_remove_peer(dev->allowedips, peer);
+    hmap_remove(&dev->peers_by_key, &peer->key_node);
+    ovs_list_remove(&peer->list_node);
+    wg_peer_destroy(peer);
+}
+
+void
+wg_device_peer_remove_all(struct wg_device *dev)
+{
+    struct wg_peer *peer;
+
+    LIST_FOR_EACH_SAFE (peer, list_node, &dev->peers) {
+        wg_device_peer_remove(dev, peer);
+    }
+}
+
+struct wg_peer *
+wg_device_peer_first(const struct wg_device *dev)
+{
+    struct wg_peer *peer;
+
+    LIST_FOR_EACH (peer, list_node, &dev->peers) {
+        return peer;
+    }
+    return NULL;
+}
+
+struct wg_peer *
+wg_device_peer_next(const struct wg_device *dev, const struct wg_peer *peer)
+{
+    return (peer->list_node.next == &dev->peers ? NULL
+            : CONTAINER_OF(peer->list_node.next, struct wg_peer, list_node));
+}
+
+size_t
+wg_device_peer_count(const struct wg_device *dev)
+{
+    return hmap_count(&dev->peers_by_key);
+}
+
+void
+wg_device_peer_set_psk(struct wg_device *dev OVS_UNUSED,
+                       struct wg_peer *peer, const uint8_t psk[WG_KEY_LEN])
+{
+    peer->has_psk = psk && !wg_crypto_is_zero(psk, WG_KEY_LEN);
+    wg_noise_handshake_set_psk(&peer->handshake, peer->has_psk ? psk : NULL);
+}
+
+int
+wg_device_peer_set_endpoint(struct wg_device *dev OVS_UNUSED,
+                            struct wg_peer *peer, const struct sockaddr *sa,
+                            socklen_t len)
+{
+    return wg_peer_set_endpoint(peer, sa, len) ? 0 : EAFNOSUPPORT;
+}
+
+const struct sockaddr *
+wg_device_peer_endpoint(const struct wg_peer *peer, socklen_t *lenp)
+{
+    if (lenp) {
+        *lenp = peer->endpoint_len;
+    }
+    return (peer->endpoint_len
+            ? (const struct sockaddr *) &peer->endpoint : NULL);
+}
+
+void
+wg_device_peer_set_persistent_keepalive(struct wg_device *dev,
+                                        struct wg_peer *peer,
+                                        unsigned int seconds)
+{
+    unsigned int old = peer->timers.persistent_keepalive_s;
+
+    wg_timers_set_persistent_keepalive(&peer->timers, seconds,
+                                       wg_device_now(dev));
+    if (seconds && !old) {
+        wg_device_peer_send_keepalive(dev, peer);
+    }
+}
+
+int
+wg_device_peer_allowed_ip_add(struct wg_device *dev, struct wg_peer *peer,
+                              int family, const void *addr,
+                              unsigned int prefix_len)
+{
+    return wg_allowedips_insert(dev->allowedips, family, addr, prefix_len,
+                                peer);
+}
+
+int
+wg_device_peer_allowed_ip_remove(struct wg_device *dev, struct wg_peer *peer,
+                                 int family, const void *addr,
+                                 unsigned int prefix_len)
+{
+    return wg_allowedips_remove(dev->allowedips, family, addr, prefix_len,
+                                peer);
+}
+
+void
+wg_device_peer_allowed_ips_clear(struct wg_device *dev, struct wg_peer *peer)
+{
+    wg_allowedips_remove_peer(dev->allowedips, peer);
+}
+
+void
+wg_device_peer_allowed_ips_walk(const struct wg_device *dev,
+                                const struct wg_peer *peer,
+                                void (*cb)(void *aux, int family,
+                                           const uint8_t *addr,
+                                           unsigned int prefix_len),
+                                void *aux)
+{
+    wg_allowedips_walk_peer(dev->allowedips, peer, cb, aux);
+}
+
+struct wg_peer *
+wg_device_route(const struct wg_device *dev, int family, const void *addr)
+{
+    return wg_allowedips_lookup(dev->allowedips, family, addr);
+}
+
+void
+wg_device_peer_get_info(const struct wg_device *dev,
+                        const struct wg_peer *peer,
+                        struct wg_peer_info *info)
+{
+    memset(info, 0, sizeof *info);
+    memcpy(info->public_key, peer->public_key, WG_KEY_LEN);
+    info->has_psk = peer->has_psk;
+    info->endpoint = peer->endpoint;
+    info->endpoint_len = peer->endpoint_len;
+    info->last_handshake = peer->last_handshake;
+    info->rx_bytes = peer->rx_bytes;
+    info->tx_bytes = peer->tx_bytes;
+    info->rx_packets = peer->rx_packets;
+    info->tx_packets = peer->tx_packets;
+    info->persistent_keepalive_s = peer->timers.persistent_keepalive_s;
+    info->has_session = wg_device_peer_has_session(dev, peer);
+}
+
+void
+wg_device_peer_set_user_data(struct wg_peer *peer, void *data)
+{
+    peer->user_data = data;
+}
+
+void *
+wg_device_peer_get_user_data(const struct wg_peer *peer)
+{
+    return peer->user_data;
+}
+
+bool
+wg_device_peer_has_session(const struct wg_device *dev,
+                           const struct wg_peer *peer)
+{
+    return wg_noise_keypair_can_send(peer->keypairs.current,
+                                     wg_device_now(dev));
+}
+
+/* Transmit. */
+
+void
+wg_device_send_to_peer(struct wg_device *dev, struct wg_peer *peer,
+                       const void *msg, size_t len)
+{
+    if (peer->endpoint_len) {
+        dev->hooks.send(dev->aux, (const struct sockaddr *) &peer->endpoint,
+                        peer->endpoint_len, msg, len);
+        peer->tx_bytes += len;
+    }
+}
+
+int
+wg_device_send_initiation(struct wg_device *dev, struct wg_peer *peer,
+                          bool is_retry)
+{
+    long long int now = wg_device_now(dev);
+    struct wg_msg_initiation msg;
+    struct timespec wall;
+    uint32_t index;
+
+    if (!is_retry) {
+        peer->timers.handshake_attempts = 0;
+    }
+    if (!wg_timers_initiation_allowed(&peer->timers, now)) {
+        return EAGAIN;
+    }
+    if (!dev->identity.has_key || !peer->handshake.static_static_valid) {
+        return EINVAL;
+    }
+    if (!peer->endpoint_len) {
+        return ENOTCONN;
+    }
+    wg_device_wall_clock(dev, &wall);
+    wg_timers_ephemeral_key_created(&peer->timers, now);
+    index = wg_peer_new_handshake_index(peer);
+    if (!wg_noise_create_initiation(&msg, &peer->handshake, &dev->identity,
+                                    index, &wall)) {
+        wg_peer_index_free(peer->indices, index);
+        return EINVAL;
+    }
+    wg_cookie_add_macs(&peer->cookie, &msg, sizeof msg, now);
+    wg_timers_any_authenticated_packet_traversed(&peer->timers, now);
+    wg_timers_any_authenticated_packet_sent(&peer->timers);
+    wg_device_send_to_peer(dev, peer, &msg, sizeof msg);
+    wg_timers_handshake_initiated(&peer->timers, now);
+    return 0;
+}
+
+void
+wg_device_session_ready(struct wg_device *dev, struct wg_peer *peer)
+{
+    if (dev->hooks.session_ready) {
+        dev->hooks.session_ready(dev->aux, peer);
+    }
+}
+
+int
+wg_device_peer_initiate(struct wg_device *dev, struct wg_peer *peer)
+{
+    return wg_device_send_initiation(dev, peer, false);
+}
+
+void
+wg_device_peer_send_keepalive(struct wg_device *dev, struct wg_peer *peer)
+{
+    uint8_t msg[WG_MSG_KEEPALIVE_LEN];
+    int len = wg_device_encrypt(dev, peer, msg, 0, sizeof msg);
+
+    if (len > 0) {
+        dev->hooks.send(dev->aux, (const struct sockaddr *) &peer->endpoint,
+                        peer->endpoint_len, msg, len);
+    }
+}
+
+/* Size of the inner packet once padded: a multiple of 16, but not past the
+ * MTU. */
+static size_t
+padded_len(const struct wg_device *dev, size_t len)
+{
+    size_t padded = ROUND_UP(len, WG_MESSAGE_PADDING_MULTIPLE);
+
+    return dev->mtu && len <= dev->mtu ? MIN(padded, dev->mtu) : padded;
+}
+
+/* Send-side rekeying: after REKEY_AFTER_MESSAGES, or REKEY_AFTER_TIME for
+ * the initiator of the session. */
+static void
+keep_key_fresh_send(struct wg_device *dev, struct wg_peer *peer,
+                    const struct wg_noise_keypair *kp, long long int now)
+{
+    if (kp->send_counter > WG_REKEY_AFTER_MESSAGES
+        || (kp->i_am_initiator
+            && now - kp->birth_ms >= WG_REKEY_AFTER_TIME_MS)) {
+        wg_device_send_initiation(dev, peer, false);
+    }
+}
+
+/* Header, padding, AEAD with the next counter of 'kp'. */
+static bool
+seal_data(struct wg_noise_keypair *kp, uint8_t *msg, size_t inner_len,
+          size_t padded)
+{
+    struct wg_msg_data *hdr = (struct wg_msg_data *) msg;
+    uint64_t counter = kp->send_counter++;
+
+    memset(msg + WG_DEVICE_HEADROOM + inner_len, 0, padded - inner_len);
+    hdr->type = htole32(WG_MSG_DATA);
+    hdr->receiver = htole32(kp->remote_index);
+    hdr->counter = htole64(counter);
+    return wg_aead_seal(kp->send_key, counter, msg + WG_DEVICE_HEADROOM,
+                        msg + WG_DEVICE_HEADROOM, padded, NULL, 0);
+}
+
+int
+wg_device_encrypt(struct wg_device *dev, struct wg_peer *peer,
+                  uint8_t *msg, size_t inner_len, size_t msg_size)
+{
+    long long int now = wg_device_now(dev);
+    struct wg_noise_keypair *kp = peer->keypairs.current;
+    size_t padded, total;
+
+    if (!peer->endpoint_len) {
+        return WG_DEVICE_TX_NO_ENDPOINT;
+    }
+    if (!wg_noise_keypair_can_send(kp, now)) {
+        wg_device_send_initiation(dev, peer, false);
+        return WG_DEVICE_TX_NO_SESSION;
+    }
+    padded = padded_len(dev, inner_len);
+    total = WG_DEVICE_HEADROOM + padded + WG_AEAD_TAG_LEN;
+    if (total > msg_size || total > INT_MAX) {
+        return WG_DEVICE_TX_NO_ROOM;
+    }
+    if (!seal_data(kp, msg, inner_len, padded)) {
+        VLOG_WARN_RL(&rl, "encryption failed");
+        return WG_DEVICE_TX_CRYPTO_ERROR;
+    }
+    peer->tx_bytes += total;
+    peer->tx_packets++;
+    wg_timers_any_authenticated_packet_traversed(&peer->timers, now);
+    wg_timers_any_authenticated_packet_sent(&peer->timers);
+    if (inner_len) {
+        wg_timers_data_sent(&peer->timers, now);
+    }
+    keep_key_fresh_send(dev, peer, kp, now);
+    return total;
+}
+
+/* Timers. */
+
+struct timer_ctx {
+    struct wg_device *dev;
+    struct wg_peer *peer;
+};
+
+static void
+timer_send_initiation(void *ctx_, bool is_retry)
+{
+    struct timer_ctx *ctx = ctx_;
+
+    wg_device_send_initiation(ctx->dev, ctx->peer, is_retry);
+}
+
+static void
+timer_give_up(void *ctx_)
+{
+    struct timer_ctx *ctx = ctx_;
+    char name[WG_PEER_NAME_LEN];
+
+    VLOG_INFO_RL(&rl, "peer %s: handshake did not complete after %d s, "
+                 "giving up", wg_peer_name(ctx->peer, name),
+                 WG_REKEY_ATTEMPT_TIME_MS / 1000);
+    if (ctx->dev->hooks.handshake_failed) {
+        ctx->dev->hooks.handshake_failed(ctx->dev->aux, ctx->peer);
+    }
+}
+
+static void
+timer_send_keepalive(void *ctx_)
+{
+    struct timer_ctx *ctx = ctx_;
+
+    wg_device_peer_send_keepalive(ctx->dev, ctx->peer);
+}
+
+static void
+timer_zero_key_material(void *ctx_)
+{
+    struct timer_ctx *ctx = ctx_;
+
+    wg_peer_clear_sessions(ctx->peer);
+}
+
+static const struct wg_timers_actions timer_actions = {
+    .send_initiation = timer_send_initiation,
+    .give_up = timer_give_up,
+    .send_keepalive = timer_send_keepalive,
+    .zero_key_material = timer_zero_key_material,
+};
+
+long long int
+wg_device_run(struct wg_device *dev)
+{
+    long long int now = wg_device_now(dev);
+    long long int next = LLONG_MAX;
+    struct wg_peer *peer;
+
+    LIST_FOR_EACH (peer, list_node, &dev->peers) {
+        struct timer_ctx ctx = { .dev = dev, .peer = peer };
+
+        next = MIN(next, wg_timers_run(&peer->timers, now, &timer_actions,
+                                       &ctx));
+    }
+    return next;
+}
+
+long long int
+wg_device_next_deadline(const struct wg_device *dev)
+{
+    long long int next = LLONG_MAX;
+    struct wg_peer *peer;
+
+    LIST_FOR_EACH (peer, list_node, &dev->peers) {
+        next = MIN(next, wg_timers_next_deadline(&peer->timers));
+    }
+    return next;
+}

@@ -1,0 +1,318 @@
+/*
+ * Copyright (c) 2026 The ovs-wireguard authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#ifndef WG_DEVICE_H
+#define WG_DEVICE_H 1
+
+/* A WireGuard device over plain buffers: one identity (static key pair),
+ * its peers, cryptokey routing (allowed IPs), the receiver-index table, the
+ * handshake rate limiter and cookie checker, and per-peer timers.
+ *
+ * The device never touches sockets or OVS packets.  The caller:
+ *
+ *   - encrypts inner IP packets in place with wg_device_encrypt() and sends
+ *     the resulting UDP payloads to wg_device_peer_endpoint();
+ *   - hands every received UDP datagram to wg_device_receive(), which
+ *     decrypts data in place or consumes handshake messages;
+ *   - calls wg_device_run() when the deadline it returned has passed;
+ *   - gets messages the device itself originates (handshake initiations and
+ *     responses, cookie replies, keepalives) through the 'send' callback.
+ *
+ * Not thread-safe: the caller serializes all calls on one device.  Per-peer
+ * state is kept inside each peer so that finer locking can come later. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <time.h>
+#include "wg-crypto.h"
+
+struct wg_device;
+struct wg_peer;
+
+/* Callbacks and clocks, given at creation.  Every function pointer may be
+ * NULL except 'send'. */
+struct wg_device_hooks {
+    /* Sends 'msg' ('len' bytes) as one UDP payload to 'dst'.  Used for
+     * handshake messages, cookie replies and keepalives.  May be called
+     * from within any wg_device_*() function. */
+    void (*send)(void *aux, const struct sockaddr *dst, socklen_t dst_len,
+                 const void *msg, size_t len);
+
+    /* 'peer' has a usable session now (after a handshake it initiated
+     * completes, or after key confirmation as a responder): flush the
+     * packets queued for it with wg_device_encrypt().  As initiator, if
+     * nothing was sent from the callback, the device then sends a
+     * keepalive itself so that the responder can confirm the session.
+     * Hooks must not add or remove peers. */
+    void (*session_ready)(void *aux, struct wg_peer *peer);
+
+    /* Handshake attempts for 'peer' gave up after REKEY_ATTEMPT_TIME: drop
+     * the packets queued for it. */
+    void (*handshake_failed)(void *aux, struct wg_peer *peer);
+
+    /* Monotonic clock in milliseconds.  NULL: OVS's time_msec(). */
+    long long int (*now_ms)(void *aux);
+
+    /* Wall clock, for TAI64N timestamps and last-handshake times.  NULL:
+     * clock_gettime(CLOCK_REALTIME). */
+    void (*wall_clock)(void *aux, struct timespec *ts);
+};
+
+/* Lifecycle and identity. */
+
+/* Creates a device without private key or peers.  'hooks' is copied; 'aux'
+ * is passed to every hook. */
+struct wg_device *wg_device_create(const struct wg_device_hooks *hooks,
+                                   void *aux);
+
+/* Destroys 'dev' and all its peers, wiping every secret (NULL allowed). */
+void wg_device_destroy(struct wg_device *dev);
+
+/* Sets the static private key (NULL removes it), recomputing every peer's
+ * static-static DH and clearing sessions if it changed.  A peer whose public
+ * key equals the new public key is removed, as the kernel does.  Returns 0
+ * or EINVAL for an unusable key. */
+int wg_device_set_private_key(struct wg_device *dev,
+                              const uint8_t priv[WG_KEY_LEN]);
+
+/* Copies the private/public key out.  Returns false when none is set. */
+bool wg_device_get_private_key(const struct wg_device *dev,
+                               uint8_t priv[WG_KEY_LEN]);
+bool wg_device_get_public_key(const struct wg_device *dev,
+                              uint8_t pub[WG_KEY_LEN]);
+
+/* Inner MTU used to cap padding (0: pad to the next multiple of 16 only). */
+void wg_device_set_mtu(struct wg_device *dev, unsigned int mtu);
+
+/* Load: the device is "under load" (handshakes need a valid mac2, otherwise
+ * they get a cookie reply, and are rate limited per source) while the
+ * forced flag is set, or for WG_UNDER_LOAD_HOLD_MS after the caller
+ * reported at least WG_UNDER_LOAD_PENDING_HANDSHAKES pending handshake
+ * messages. */
+void wg_device_set_under_load(struct wg_device *dev, bool under_load);
+void wg_device_note_pending_handshakes(struct wg_device *dev, size_t n);
+bool wg_device_is_under_load(struct wg_device *dev);
+
+/* Current monotonic time of the device's clock, in ms. */
+long long int wg_device_now(const struct wg_device *dev);
+
+/* Peers. */
+
+/* Adds a peer with public key 'pub'.  Returns 0 and stores the peer in
+ * '*peerp', EEXIST if the key is already a peer, or EINVAL for an all-zero
+ * or low-order key (DH with it would be zero) or our own public key. */
+int wg_device_peer_add(struct wg_device *dev, const uint8_t pub[WG_KEY_LEN],
+                       struct wg_peer **peerp);
+
+/* Removes 'peer', its allowed IPs, indices and sessions, wiping secrets. */
+void wg_device_peer_remove(struct wg_device *dev, struct wg_peer *peer);
+
+/* Removes every peer. */
+void wg_device_peer_remove_all(struct wg_device *dev);
+
+/* Returns the peer with public key 'pub', or NULL. */
+struct wg_peer *wg_device_peer_lookup(const struct wg_device *dev,
+                                      const uint8_t pub[WG_KEY_LEN]);
+
+/* Peers in the order they were added: first, then next after 'peer';
+ * NULL at the end.  Do not add or remove peers while iterating. */
+struct wg_peer *wg_device_peer_first(const struct wg_device *dev);
+struct wg_peer *wg_device_peer_next(const struct wg_device *dev,
+                                    const struct wg_peer *peer);
+size_t wg_device_peer_count(const struct wg_device *dev);
+
+/* Sets the preshared key (NULL or all zeros: none). */
+void wg_device_peer_set_psk(struct wg_device *dev, struct wg_peer *peer,
+                            const uint8_t psk[WG_KEY_LEN]);
+
+/* Sets the endpoint (AF_INET or AF_INET6; NULL clears it).  Returns 0 or
+ * EAFNOSUPPORT. */
+int wg_device_peer_set_endpoint(struct wg_device *dev, struct wg_peer *peer,
+                                const struct sockaddr *sa, socklen_t len);
+
+/* Returns the current endpoint and stores its length in '*lenp' (if
+ * nonnull), or NULL if the peer has none yet.  It changes when an
+ * authenticated packet arrives from another address (roaming). */
+const struct sockaddr *wg_device_peer_endpoint(const struct wg_peer *peer,
+                                               socklen_t *lenp);
+
+/* Persistent keepalive interval in seconds (0 disables).  Enabling it sends
+ * a keepalive at once (starting a handshake if needed). */
+void wg_device_peer_set_persistent_keepalive(struct wg_device *dev,
+                                             struct wg_peer *peer,
+                                             unsigned int seconds);
+
+/* Allowed IPs ('addr' is 4 bytes for AF_INET, 16 for AF_INET6, network
+ * order).  A prefix moves from any other peer that had it.  Return 0 or an
+ * errno value (EINVAL, ENOENT), as wg-allowedips.h. */
+int wg_device_peer_allowed_ip_add(struct wg_device *dev, struct wg_peer *peer,
+                                  int family, const void *addr,
+                                  unsigned int prefix_len);
+int wg_device_peer_allowed_ip_remove(struct wg_device *dev,
+                                     struct wg_peer *peer, int family,
+                                     const void *addr,
+                                     unsigned int prefix_len);
+void wg_device_peer_allowed_ips_clear(struct wg_device *dev,
+                                      struct wg_peer *peer);
+
+/* Calls 'cb' for each allowed IP of 'peer' (IPv4 first, address order). */
+void wg_device_peer_allowed_ips_walk(const struct wg_device *dev,
+                                     const struct wg_peer *peer,
+                                     void (*cb)(void *aux, int family,
+                                                const uint8_t *addr,
+                                                unsigned int prefix_len),
+                                     void *aux);
+
+/* Cryptokey routing: the peer whose allowed IPs hold destination 'addr'
+ * (4 or 16 bytes per 'family'), or NULL. */
+struct wg_peer *wg_device_route(const struct wg_device *dev, int family,
+                                const void *addr);
+
+/* What a `wg show` or UAPI printer needs about a peer. */
+struct wg_peer_info {
+    uint8_t public_key[WG_KEY_LEN];
+    bool has_psk;
+    struct sockaddr_storage endpoint;   /* ss_family AF_UNSPEC if none. */
+    socklen_t endpoint_len;             /* 0 if none. */
+    struct timespec last_handshake;     /* Wall time; 0/0 if never. */
+    uint64_t rx_bytes;                  /* UDP payload bytes, like the */
+    uint64_t tx_bytes;                  /* kernel: data and handshakes. */
+    uint64_t rx_packets;                /* Data packets (incl. keepalives). */
+    uint64_t tx_packets;
+    unsigned int persistent_keepalive_s;
+    bool has_session;                   /* A keypair is usable to send. */
+};
+
+/* Fills 'info' for 'peer'. */
+void wg_device_peer_get_info(const struct wg_device *dev,
+                             const struct wg_peer *peer,
+                             struct wg_peer_info *info);
+
+/* Opaque pointer the caller may attach to a peer (e.g. its packet queue). */
+void wg_device_peer_set_user_data(struct wg_peer *peer, void *data);
+void *wg_device_peer_get_user_data(const struct wg_peer *peer);
+
+/* True if 'peer' has a keypair usable for sending now. */
+bool wg_device_peer_has_session(const struct wg_device *dev,
+                                const struct wg_peer *peer);
+
+/* Starts a handshake with 'peer' now (subject to the one initiation per
+ * REKEY_TIMEOUT limit).  Returns 0, EAGAIN when rate limited, ENOTCONN
+ * without endpoint, EINVAL without private key or with an unusable peer
+ * key. */
+int wg_device_peer_initiate(struct wg_device *dev, struct wg_peer *peer);
+
+/* Sends a keepalive (empty data message) to 'peer' through the 'send'
+ * hook; starts a handshake instead if there is no session. */
+void wg_device_peer_send_keepalive(struct wg_device *dev,
+                                   struct wg_peer *peer);
+
+/* Data path. */
+
+/* Room the caller leaves around an inner packet for wg_device_encrypt(). */
+#define WG_DEVICE_HEADROOM 16           /* struct wg_msg_data. */
+#define WG_DEVICE_TAILROOM 31           /* Up to 15 padding + 16 tag. */
+
+/* Status of wg_device_encrypt() when it produced nothing (negative). */
+enum wg_device_tx {
+    WG_DEVICE_TX_NO_SESSION = -1,   /* No usable keypair: queue the packet,
+                                     * a handshake has been started. */
+    WG_DEVICE_TX_NO_ROOM = -2,      /* 'msg_size' too small. */
+    WG_DEVICE_TX_NO_ENDPOINT = -3,  /* Peer has no endpoint yet. */
+    WG_DEVICE_TX_CRYPTO_ERROR = -4, /* Library failure. */
+};
+
+/* Encrypts, in place, the inner IP packet of 'inner_len' bytes found at
+ * msg + WG_DEVICE_HEADROOM into a transport data message for 'peer' that
+ * starts at 'msg'.  'msg_size' is the room at 'msg' (at least
+ * WG_DEVICE_HEADROOM + inner_len + WG_DEVICE_TAILROOM is always enough).
+ * An 'inner_len' of 0 makes a keepalive.  Returns the UDP payload length
+ * (> 0), to be sent to wg_device_peer_endpoint(), or an enum wg_device_tx
+ * value.  Runs the peer's send-side timers and may start a rekey. */
+int wg_device_encrypt(struct wg_device *dev, struct wg_peer *peer,
+                      uint8_t *msg, size_t inner_len, size_t msg_size);
+
+/* What wg_device_receive() did with a datagram.  Values from
+ * WG_DEVICE_DROP_TOO_SHORT on are drops; each has a distinct reason. */
+enum wg_device_rx {
+    WG_DEVICE_RX_DATA,              /* Inner packet in 'out'. */
+    WG_DEVICE_RX_KEEPALIVE,         /* Authenticated empty data message. */
+    WG_DEVICE_RX_HANDSHAKE,         /* Initiation/response consumed. */
+    WG_DEVICE_RX_COOKIE_SENT,       /* Under load: answered with a cookie. */
+    WG_DEVICE_RX_COOKIE_STORED,     /* Cookie reply accepted. */
+    WG_DEVICE_DROP_TOO_SHORT,       /* Shorter than its message type. */
+    WG_DEVICE_DROP_BAD_LENGTH,      /* Handshake message of wrong size. */
+    WG_DEVICE_DROP_BAD_TYPE,        /* Unknown type or reserved bytes. */
+    WG_DEVICE_DROP_NO_IDENTITY,     /* No private key configured. */
+    WG_DEVICE_DROP_BAD_MAC1,
+    WG_DEVICE_DROP_RATELIMITED,     /* Under load, source over its rate. */
+    WG_DEVICE_DROP_HANDSHAKE_AUTH,  /* Handshake does not decrypt/verify. */
+    WG_DEVICE_DROP_UNKNOWN_PEER,    /* Initiation from an unknown key. */
+    WG_DEVICE_DROP_HANDSHAKE_REPLAY,/* Timestamp not newer than last. */
+    WG_DEVICE_DROP_HANDSHAKE_FLOOD, /* Initiations from a peer too fast. */
+    WG_DEVICE_DROP_UNKNOWN_INDEX,   /* No such receiver index. */
+    WG_DEVICE_DROP_STALE_HANDSHAKE, /* Response to no pending initiation. */
+    WG_DEVICE_DROP_BAD_COOKIE,      /* Cookie reply does not decrypt. */
+    WG_DEVICE_DROP_KEY_EXPIRED,     /* Keypair too old or exhausted. */
+    WG_DEVICE_DROP_BAD_TAG,         /* Data does not authenticate. */
+    WG_DEVICE_DROP_REPLAYED,        /* Counter seen or out of window. */
+    WG_DEVICE_DROP_BAD_INNER,       /* Inner IP header invalid. */
+    WG_DEVICE_DROP_NOT_ALLOWED,     /* Inner source not in allowed IPs. */
+    WG_DEVICE_N_RX
+};
+
+/* Returns a short constant name for 'rx' (e.g. "bad-mac1"). */
+const char *wg_device_rx_name(enum wg_device_rx rx);
+
+/* True if 'rx' is a drop reason. */
+static inline bool
+wg_device_rx_is_drop(enum wg_device_rx rx)
+{
+    return rx >= WG_DEVICE_DROP_TOO_SHORT;
+}
+
+/* Result of wg_device_receive() for WG_DEVICE_RX_DATA (inner packet, inside
+ * the caller's buffer, padding stripped) and for other outcomes tied to a
+ * peer ('peer' nonnull, 'inner' NULL). */
+struct wg_device_rx_result {
+    struct wg_peer *peer;
+    uint8_t *inner;
+    size_t inner_len;
+};
+
+/* Processes one UDP datagram 'buf' of 'len' bytes received from 'src'.
+ * Data messages are decrypted in place.  Replies (handshake responses,
+ * cookie replies, keepalives) go out through the 'send' hook. */
+enum wg_device_rx wg_device_receive(struct wg_device *dev,
+                                    const struct sockaddr *src,
+                                    socklen_t src_len,
+                                    uint8_t *buf, size_t len,
+                                    struct wg_device_rx_result *out);
+
+/* Timers. */
+
+/* Fires every due timer of every peer (handshake retransmission and give
+ * up, keepalives, new handshakes, key zeroing, persistent keepalive).
+ * Returns the next deadline in the device clock's ms (LLONG_MAX: none), for
+ * the caller to wake up then (e.g. poll_timer_wait_until()). */
+long long int wg_device_run(struct wg_device *dev);
+
+/* The next deadline without running anything. */
+long long int wg_device_next_deadline(const struct wg_device *dev);
+
+#endif /* wg-device.h */

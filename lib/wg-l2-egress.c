@@ -1,0 +1,427 @@
+/*
+ * Copyright (c) 2026 The ovs-wireguard authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#include <config.h>
+#include "wg-l2.h"
+
+#include <string.h>
+
+#include "csum.h"
+#include "util.h"
+#include "wg-l2-private.h"
+
+#define ETH_TYPE_LLDP 0x88cc
+
+/* Bridge to peer: classification, neighbor learning, proxy ARP and ND.
+ * Also the frame builders that the peer-to-bridge side uses for its
+ * solicitations. */
+
+/* Frame builders. */
+
+void
+wg_l2_put_eth(uint8_t *out, struct eth_addr dst, struct eth_addr src,
+              uint16_t type)
+{
+    struct eth_header *eth = (struct eth_header *) out;
+
+    eth->eth_dst = dst;
+    eth->eth_src = src;
+    eth->eth_type = htons(type);
+}
+
+size_t
+wg_l2_build_arp(const struct wg_l2 *l2, uint8_t *out,
+                struct eth_addr eth_dst, uint16_t op, ovs_be32 spa,
+                struct eth_addr tha, ovs_be32 tpa)
+{
+    struct arp_eth_header *arp = (void *) (out + ETH_HEADER_LEN);
+
+    wg_l2_put_eth(out, eth_dst, l2->mac, ETH_TYPE_ARP);
+    arp->ar_hrd = htons(ARP_HRD_ETHERNET);
+    arp->ar_pro = htons(ARP_PRO_IP);
+    arp->ar_hln = ETH_ADDR_LEN;
+    arp->ar_pln = 4;
+    arp->ar_op = htons(op);
+    arp->ar_sha = l2->mac;
+    put_16aligned_be32(&arp->ar_spa, spa);
+    arp->ar_tha = tha;
+    put_16aligned_be32(&arp->ar_tpa, tpa);
+    return WG_L2_ARP_FRAME_LEN;
+}
+
+size_t
+wg_l2_build_nd(const struct wg_l2 *l2, uint8_t *out, struct eth_addr eth_dst,
+               const struct in6_addr *src, const struct in6_addr *dst,
+               uint8_t type, uint32_t rso_flags,
+               const struct in6_addr *target)
+{
+    struct ovs_16aligned_ip6_hdr *ip6 = (void *) (out + ETH_HEADER_LEN);
+    struct ovs_nd_msg *nd = (void *) (ip6 + 1);
+    uint32_t partial;
+
+    wg_l2_put_eth(out, eth_dst, l2->mac, ETH_TYPE_IPV6);
+    put_16aligned_be32(&ip6->ip6_flow, htonl(6 << 28));
+    ip6->ip6_plen = htons(ND_MSG_LEN + ND_LLA_OPT_LEN);
+    ip6->ip6_nxt = IPPROTO_ICMPV6;
+    ip6->ip6_hlim = 255;
+    memcpy(&ip6->ip6_src, src, sizeof *src);
+    memcpy(&ip6->ip6_dst, dst, sizeof *dst);
+    nd->icmph.icmp6_type = type;
+    nd->icmph.icmp6_code = 0;
+    nd->icmph.icmp6_cksum = htons(0);
+    put_16aligned_be32(&nd->rso_flags, htonl(rso_flags));
+    memcpy(&nd->target, target, sizeof *target);
+    nd->options[0].type = (type == ND_NEIGHBOR_SOLICIT
+                           ? ND_OPT_SOURCE_LINKADDR : ND_OPT_TARGET_LINKADDR);
+    nd->options[0].len = 1;
+    nd->options[0].mac = l2->mac;
+    partial = packet_csum_pseudoheader6(ip6);
+    partial = csum_continue(partial, nd, ND_MSG_LEN + ND_LLA_OPT_LEN);
+    nd->icmph.icmp6_cksum = csum_finish(partial);
+    return WG_L2_ND_FRAME_LEN;
+}
+
+/* Bridge to peer. */
+
+struct eg_ctx {
+    struct wg_l2 *l2;
+    size_t len;
+    const struct eth_header *eth;
+    long long int now;
+    wg_l2_routable_cb *routable;
+    void *aux;
+    uint8_t *reply;
+    struct wg_l2_egress *out;
+};
+
+static enum wg_l2_eg_action
+eg_drop(struct eg_ctx *c, enum wg_l2_reason reason)
+{
+    c->out->reason = reason;
+    wg_l2_count(c->l2, reason);
+    return WG_L2_EG_DROP;
+}
+
+static void
+eg_learn(struct eg_ctx *c, const struct in6_addr *a, struct eth_addr mac)
+{
+    if (wg_l2_neigh_learn(c->l2, a, mac, c->now)) {
+        c->out->resolved = true;
+    }
+}
+
+/* True if the frame's destination MAC is the port's or a group address. */
+static bool
+eg_dst_ok(const struct eg_ctx *c)
+{
+    return (eth_addr_is_multicast(c->eth->eth_dst)
+            || eth_addr_equals(c->eth->eth_dst, c->l2->mac));
+}
+
+/* Decides whether the port answers for 'target'.  Returns WG_L2_R_OK or
+ * the reason not to ('local' / 'unroutable' given per protocol). */
+static enum wg_l2_reason
+eg_answers_for(const struct eg_ctx *c, const struct in6_addr *target,
+               enum wg_l2_reason local, enum wg_l2_reason unroutable)
+{
+    if (wg_l2_is_own(c->l2, target)) {
+        return WG_L2_R_OK;
+    } else if (wg_l2_is_local(c->l2, target, c->now)) {
+        return local;
+    } else if (!wg_l2_is_unicast(target)
+               || (!wg_l2_is_v4(target) && wg_l2_is_ll6(target))
+               || !c->routable(c->aux, wg_l2_af(target),
+                               wg_l2_bytes(target))) {
+        return unroutable;
+    }
+    return WG_L2_R_OK;
+}
+
+static enum wg_l2_eg_action
+eg_arp(struct eg_ctx *c)
+{
+    const struct arp_eth_header *arp = (const void *) (c->eth + 1);
+    struct in6_addr spa, tpa;
+    enum wg_l2_reason r;
+
+    if (c->len < WG_L2_ARP_FRAME_LEN
+        || arp->ar_hrd != htons(ARP_HRD_ETHERNET)
+        || arp->ar_pro != htons(ARP_PRO_IP) || arp->ar_hln != ETH_ADDR_LEN
+        || arp->ar_pln != 4 || eth_addr_is_multicast(arp->ar_sha)
+        || eth_addr_is_zero(arp->ar_sha)) {
+        return eg_drop(c, WG_L2_R_ARP_BAD);
+    }
+    if (arp->ar_op != htons(ARP_OP_REQUEST)
+        && arp->ar_op != htons(ARP_OP_REPLY)) {
+        return eg_drop(c, WG_L2_R_ARP_OP);
+    }
+    spa = in6_addr_mapped_ipv4(get_16aligned_be32(&arp->ar_spa));
+    tpa = in6_addr_mapped_ipv4(get_16aligned_be32(&arp->ar_tpa));
+    eg_learn(c, &spa, arp->ar_sha);
+
+    if (arp->ar_op == htons(ARP_OP_REPLY)) {
+        return eg_drop(c, WG_L2_R_ARP_REPLY);
+    } else if (!get_16aligned_be32(&arp->ar_spa)) {
+        return eg_drop(c, WG_L2_R_ARP_PROBE);
+    } else if (ipv6_addr_equals(&spa, &tpa)) {
+        return eg_drop(c, WG_L2_R_ARP_GRATUITOUS);
+    } else if (!eth_addr_is_broadcast(c->eth->eth_dst)
+               && !eth_addr_equals(c->eth->eth_dst, c->l2->mac)) {
+        return eg_drop(c, WG_L2_R_NOT_FOR_US);
+    }
+    r = eg_answers_for(c, &tpa, WG_L2_R_ARP_LOCAL, WG_L2_R_ARP_UNROUTABLE);
+    if (r != WG_L2_R_OK) {
+        return eg_drop(c, r);
+    }
+    c->out->reply_len = wg_l2_build_arp(c->l2, c->reply, arp->ar_sha,
+                                        ARP_OP_REPLY,
+                                        get_16aligned_be32(&arp->ar_tpa),
+                                        arp->ar_sha,
+                                        get_16aligned_be32(&arp->ar_spa));
+    c->l2->stats.arp_replies++;
+    return WG_L2_EG_REPLY;
+}
+
+/* Finds the link-layer address option 'type' among the 'n' bytes of ND
+ * options at 'opt'.  Returns false if the options are malformed. */
+static bool
+nd_find_lla(const uint8_t *opt, size_t n, uint8_t type, struct eth_addr *mac,
+            bool *found)
+{
+    *found = false;
+    while (n > 0) {
+        size_t opt_len = n >= 2 ? opt[1] * 8 : 0;
+
+        if (!opt_len || opt_len > n) {
+            return false;
+        }
+        if (opt[0] == type && opt_len == ND_LLA_OPT_LEN) {
+            memcpy(mac, opt + 2, ETH_ADDR_LEN);
+            *found = true;
+        }
+        opt += opt_len;
+        n -= opt_len;
+    }
+    return true;
+}
+
+static enum wg_l2_eg_action
+eg_ns(struct eg_ctx *c, const struct ovs_16aligned_ip6_hdr *ip6,
+      const struct in6_addr *src, const struct in6_addr *dst, size_t plen)
+{
+    const struct ovs_nd_msg *ns = (const void *) (ip6 + 1);
+    struct in6_addr target, snm;
+    struct eth_addr slla;
+    enum wg_l2_reason r;
+    uint32_t flags;
+    bool has_slla;
+
+    memcpy(&target, &ns->target, sizeof target);
+    in6_addr_solicited_node(&snm, &target);
+    if (plen < ND_MSG_LEN || ipv6_addr_is_multicast(&target)
+        || wg_l2_is_v4(&target)
+        || !nd_find_lla((const uint8_t *) ns->options, plen - ND_MSG_LEN,
+                        ND_OPT_SOURCE_LINKADDR, &slla, &has_slla)
+        || (ipv6_addr_is_multicast(dst) && !ipv6_addr_equals(dst, &snm))) {
+        return eg_drop(c, WG_L2_R_ND_BAD);
+    } else if (!ipv6_addr_is_set(src)) {
+        return eg_drop(c, has_slla ? WG_L2_R_ND_BAD : WG_L2_R_ND_DAD);
+    }
+    eg_learn(c, src, has_slla ? slla : c->eth->eth_src);
+    if (!eg_dst_ok(c)) {
+        return eg_drop(c, WG_L2_R_NOT_FOR_US);
+    }
+    /* Own addresses (and the port's link-local one): the port is the
+     * router that owns them (R, O).  Proxied ones: no Override, so that a
+     * real owner's advertisement wins. */
+    if (wg_l2_is_own(c->l2, &target)
+        || ipv6_addr_equals(&target, &c->l2->lla)) {
+        flags = ND_RSO_ROUTER | ND_RSO_SOLICITED | ND_RSO_OVERRIDE;
+    } else {
+        r = eg_answers_for(c, &target, WG_L2_R_ND_LOCAL,
+                           WG_L2_R_ND_UNROUTABLE);
+        if (r != WG_L2_R_OK) {
+            return eg_drop(c, r);
+        }
+        flags = ND_RSO_SOLICITED;
+    }
+    c->out->reply_len = wg_l2_build_nd(c->l2, c->reply,
+                                       has_slla ? slla : c->eth->eth_src,
+                                       &target, src, ND_NEIGHBOR_ADVERT,
+                                       flags, &target);
+    c->l2->stats.na_replies++;
+    return WG_L2_EG_REPLY;
+}
+
+/* Neighbor Discovery: hop limit 255, code 0, checksum verified. */
+static enum wg_l2_eg_action
+eg_nd(struct eg_ctx *c, const struct ovs_16aligned_ip6_hdr *ip6,
+      const struct in6_addr *src, const struct in6_addr *dst, size_t plen)
+{
+    const struct icmp6_header *icmp = (const void *) (ip6 + 1);
+    const struct ovs_nd_msg *nd = (const void *) icmp;
+    struct in6_addr target;
+    struct eth_addr lla;
+    bool has_lla;
+
+    if (ip6->ip6_hlim != 255 || icmp->icmp6_code
+        || packet_csum_upperlayer6(ip6, icmp, IPPROTO_ICMPV6, plen)) {
+        return eg_drop(c, WG_L2_R_ND_BAD);
+    }
+    switch (icmp->icmp6_type) {
+    case ND_NEIGHBOR_SOLICIT:
+        return eg_ns(c, ip6, src, dst, plen);
+    case ND_NEIGHBOR_ADVERT:
+        if (plen < ND_MSG_LEN
+            || !nd_find_lla((const uint8_t *) nd->options,
+                            plen - ND_MSG_LEN, ND_OPT_TARGET_LINKADDR,
+                            &lla, &has_lla)) {
+            return eg_drop(c, WG_L2_R_ND_BAD);
+        }
+        memcpy(&target, &nd->target, sizeof target);
+        if (!wg_l2_is_v4(&target)) {
+            eg_learn(c, &target, has_lla ? lla : c->eth->eth_src);
+        }
+        return eg_drop(c, WG_L2_R_ND_NA);
+    case ND_ROUTER_SOLICIT:
+        return eg_drop(c, WG_L2_R_ND_RS);
+    default:
+        return eg_drop(c, WG_L2_R_ND_OTHER);
+    }
+}
+
+static enum wg_l2_eg_action
+eg_to_peer(struct eg_ctx *c, const struct in6_addr *dst, size_t l3_len)
+{
+    struct wg_l2_egress *out = c->out;
+
+    if (wg_l2_is_own(c->l2, dst)) {
+        return eg_drop(c, WG_L2_R_IP_TO_SELF);
+    }
+    out->l3_ofs = ETH_HEADER_LEN;
+    out->l3_len = l3_len;
+    out->family = wg_l2_af(dst);
+    memcpy(out->dst, wg_l2_bytes(dst), out->family == AF_INET ? 4 : 16);
+    return WG_L2_EG_TO_PEER;
+}
+
+static enum wg_l2_eg_action
+eg_ipv6(struct eg_ctx *c)
+{
+    const struct ovs_16aligned_ip6_hdr *ip6 = (const void *) (c->eth + 1);
+    size_t avail = c->len - ETH_HEADER_LEN;
+    struct in6_addr src, dst;
+    size_t plen;
+
+    if (avail < IPV6_HEADER_LEN || ip6->ip6_vfc >> 4 != 6) {
+        return eg_drop(c, WG_L2_R_IP6_BAD);
+    }
+    plen = ntohs(ip6->ip6_plen);
+    memcpy(&src, &ip6->ip6_src, sizeof src);
+    memcpy(&dst, &ip6->ip6_dst, sizeof dst);
+    if (IPV6_HEADER_LEN + plen > avail || ipv6_addr_is_multicast(&src)
+        || wg_l2_is_v4(&src) || wg_l2_is_v4(&dst)) {
+        return eg_drop(c, WG_L2_R_IP6_BAD);
+    }
+    if (ip6->ip6_nxt == IPPROTO_ICMPV6 && plen >= ICMP6_HEADER_LEN) {
+        uint8_t type = ((const struct icmp6_header *) (ip6 + 1))->icmp6_type;
+
+        if (type >= ND_ROUTER_SOLICIT && type <= ND_REDIRECT) {
+            return eg_nd(c, ip6, &src, &dst, plen);
+        }
+    }
+    eg_learn(c, &src, c->eth->eth_src);
+    if (eth_addr_is_multicast(c->eth->eth_dst)
+        || ipv6_addr_is_multicast(&dst)) {
+        return eg_drop(c, WG_L2_R_IP6_MULTICAST);
+    } else if (!eth_addr_equals(c->eth->eth_dst, c->l2->mac)) {
+        return eg_drop(c, WG_L2_R_NOT_FOR_US);
+    } else if (!ipv6_addr_is_set(&src) || !ipv6_addr_is_set(&dst)) {
+        return eg_drop(c, WG_L2_R_IP6_BAD);
+    } else if (wg_l2_is_ll6(&src) || wg_l2_is_ll6(&dst)) {
+        return eg_drop(c, WG_L2_R_IP6_LINK_LOCAL);
+    }
+    return eg_to_peer(c, &dst, IPV6_HEADER_LEN + plen);
+}
+
+static enum wg_l2_eg_action
+eg_ipv4(struct eg_ctx *c)
+{
+    const struct ip_header *ip = (const void *) (c->eth + 1);
+    size_t avail = c->len - ETH_HEADER_LEN;
+    struct in6_addr src, dst;
+    size_t hlen, tot;
+
+    if (avail < IP_HEADER_LEN || IP_VER(ip->ip_ihl_ver) != 4) {
+        return eg_drop(c, WG_L2_R_IP_BAD);
+    }
+    hlen = IP_IHL(ip->ip_ihl_ver) * 4;
+    tot = ntohs(ip->ip_tot_len);
+    if (hlen < IP_HEADER_LEN || tot < hlen || tot > avail) {
+        return eg_drop(c, WG_L2_R_IP_BAD);
+    }
+    src = in6_addr_mapped_ipv4(get_16aligned_be32(&ip->ip_src));
+    dst = in6_addr_mapped_ipv4(get_16aligned_be32(&ip->ip_dst));
+    eg_learn(c, &src, c->eth->eth_src);
+    if (eth_addr_is_multicast(c->eth->eth_dst)) {
+        return eg_drop(c, WG_L2_R_IP_MULTICAST);
+    } else if (!eth_addr_equals(c->eth->eth_dst, c->l2->mac)) {
+        return eg_drop(c, WG_L2_R_NOT_FOR_US);
+    } else if (!wg_l2_is_unicast(&dst) || wg_l2_is_bcast(c->l2, &dst)) {
+        return eg_drop(c, WG_L2_R_IP_MULTICAST);
+    }
+    return eg_to_peer(c, &dst, tot);
+}
+
+enum wg_l2_eg_action
+wg_l2_from_bridge(struct wg_l2 *l2, const void *frame, size_t len,
+                  long long int now, wg_l2_routable_cb *routable, void *aux,
+                  void *reply, size_t reply_size, struct wg_l2_egress *out)
+{
+    struct eg_ctx c = {
+        .l2 = l2, .len = len, .eth = frame, .now = now,
+        .routable = routable, .aux = aux, .reply = reply, .out = out,
+    };
+    uint16_t type;
+
+    ovs_assert(reply_size >= WG_L2_ND_FRAME_MAX);
+    memset(out, 0, sizeof *out);
+    wg_l2_neigh_expire(l2, now);
+    if (len < ETH_HEADER_LEN) {
+        return eg_drop(&c, WG_L2_R_ETH_SHORT);
+    } else if (eth_addr_is_multicast(c.eth->eth_src)
+               || eth_addr_is_zero(c.eth->eth_src)
+               || eth_addr_equals(c.eth->eth_src, l2->mac)) {
+        return eg_drop(&c, WG_L2_R_SRC_MAC);
+    }
+    type = ntohs(c.eth->eth_type);
+    switch (type) {
+    case ETH_TYPE_IP:
+        return eg_ipv4(&c);
+    case ETH_TYPE_IPV6:
+        return eg_ipv6(&c);
+    case ETH_TYPE_ARP:
+        return eg_arp(&c);
+    case ETH_TYPE_VLAN_8021Q:
+    case ETH_TYPE_VLAN_8021AD:
+        return eg_drop(&c, WG_L2_R_VLAN);
+    case ETH_TYPE_LLDP:
+        return eg_drop(&c, WG_L2_R_LLDP);
+    default:
+        return eg_drop(&c, (type < ETH_TYPE_MIN ? WG_L2_R_LLC
+                            : WG_L2_R_ETHERTYPE));
+    }
+}

@@ -1,0 +1,275 @@
+/*
+ * Copyright (c) 2026 The ovs-wireguard authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#include <config.h>
+#include "wg-l2.h"
+
+#include <string.h>
+
+#include "csum.h"
+#include "util.h"
+#include "wg-l2-private.h"
+
+/* Oversized packets from the bridge: ICMP errors back into the bridge and
+ * IPv4 fragmentation. */
+
+enum wg_l2_mtu_action
+wg_l2_mtu_check(const void *ip_, size_t len, unsigned int mtu)
+{
+    const struct ip_header *ip = ip_;
+
+    if (len <= mtu) {
+        return WG_L2_MTU_FITS;
+    } else if (len >= IP_HEADER_LEN && IP_VER(ip->ip_ihl_ver) == 4
+               && !(ip->ip_frag_off & htons(IP_DONT_FRAGMENT))) {
+        return WG_L2_MTU_FRAGMENT;
+    }
+    return WG_L2_MTU_TOO_BIG;
+}
+
+static bool
+icmp4_is_error(uint8_t type)
+{
+    return (type == ICMP4_DST_UNREACH || type == ICMP4_SOURCEQUENCH
+            || type == ICMP4_REDIRECT || type == ICMP4_TIME_EXCEEDED
+            || type == ICMP4_PARAM_PROB);
+}
+
+/* Bytes of the offending packet ('tot' bytes, 'hlen' of header) to quote
+ * in an error of 'overhead' bytes of headers, within 'limit' bytes of IP
+ * and 'out_size' bytes of frame; 0 if not even the header and 8 bytes
+ * fit. */
+static size_t
+icmp_quote_len(size_t tot, size_t hlen, size_t overhead, size_t limit,
+               size_t out_size)
+{
+    size_t room = out_size > ETH_HEADER_LEN + overhead
+                  ? out_size - ETH_HEADER_LEN - overhead : 0;
+    size_t quote = MIN(MIN(tot, limit - overhead), room);
+
+    return quote >= MIN(tot, hlen + 8) ? quote : 0;
+}
+
+static size_t
+icmp4_too_big(const struct wg_l2 *l2, const struct eth_header *eth,
+              size_t len, unsigned int mtu, uint8_t *out, size_t out_size)
+{
+    const struct ip_header *ip = (const void *) (eth + 1);
+    struct ip_header *oip = (void *) (out + ETH_HEADER_LEN);
+    struct icmp_header *icmp = (void *) (oip + 1);
+    const size_t overhead = IP_HEADER_LEN + ICMP_HEADER_LEN;
+    size_t hlen, tot, quote;
+    const struct in6_addr *from;
+    struct in6_addr src, dst;
+
+    if (len < ETH_HEADER_LEN + IP_HEADER_LEN || IP_VER(ip->ip_ihl_ver) != 4) {
+        return 0;
+    }
+    hlen = IP_IHL(ip->ip_ihl_ver) * 4;
+    tot = ntohs(ip->ip_tot_len);
+    src = in6_addr_mapped_ipv4(get_16aligned_be32(&ip->ip_src));
+    dst = in6_addr_mapped_ipv4(get_16aligned_be32(&ip->ip_dst));
+    if (hlen < IP_HEADER_LEN || tot < hlen || tot > len - ETH_HEADER_LEN
+        || !wg_l2_is_unicast(&src) || wg_l2_is_bcast(l2, &src)
+        || ip->ip_frag_off & htons(IP_FRAG_OFF_MASK)
+        || (ip->ip_proto == IPPROTO_ICMP && tot > hlen
+            && icmp4_is_error(((const uint8_t *) ip)[hlen]))) {
+        return 0;
+    }
+    quote = icmp_quote_len(tot, hlen, overhead, 576, out_size);
+    if (!quote) {
+        return 0;
+    }
+    from = wg_l2_own_for(l2, &src);
+    from = from ? from : &dst;
+
+    wg_l2_put_eth(out, eth->eth_src, l2->mac, ETH_TYPE_IP);
+    memset(oip, 0, overhead);
+    oip->ip_ihl_ver = IP_IHL_VER(5, 4);
+    oip->ip_tos = IP_DSCP_CS6;
+    oip->ip_tot_len = htons(overhead + quote);
+    oip->ip_frag_off = htons(IP_DONT_FRAGMENT);
+    oip->ip_ttl = 64;
+    oip->ip_proto = IPPROTO_ICMP;
+    put_16aligned_be32(&oip->ip_src, in6_addr_get_mapped_ipv4(from));
+    put_16aligned_be32(&oip->ip_dst, in6_addr_get_mapped_ipv4(&src));
+    oip->ip_csum = csum(oip, IP_HEADER_LEN);
+    icmp->icmp_type = ICMP4_DST_UNREACH;
+    icmp->icmp_code = 4;                /* Fragmentation needed. */
+    icmp->icmp_fields.frag.mtu = htons(MIN(mtu, UINT16_MAX));
+    memcpy(icmp + 1, ip, quote);
+    icmp->icmp_csum = csum(icmp, ICMP_HEADER_LEN + quote);
+    return ETH_HEADER_LEN + overhead + quote;
+}
+
+static size_t
+icmp6_too_big(const struct wg_l2 *l2, const struct eth_header *eth,
+              size_t len, unsigned int mtu, uint8_t *out, size_t out_size)
+{
+    const struct ovs_16aligned_ip6_hdr *ip6 = (const void *) (eth + 1);
+    struct ovs_16aligned_ip6_hdr *oip6 = (void *) (out + ETH_HEADER_LEN);
+    struct icmp6_data_header *icmp = (void *) (oip6 + 1);
+    const size_t overhead = IPV6_HEADER_LEN + ICMP6_DATA_HEADER_LEN;
+    const struct in6_addr *from;
+    struct in6_addr src, dst;
+    size_t tot, quote;
+
+    if (len < ETH_HEADER_LEN + IPV6_HEADER_LEN || ip6->ip6_vfc >> 4 != 6) {
+        return 0;
+    }
+    tot = IPV6_HEADER_LEN + ntohs(ip6->ip6_plen);
+    memcpy(&src, &ip6->ip6_src, sizeof src);
+    memcpy(&dst, &ip6->ip6_dst, sizeof dst);
+    if (tot > len - ETH_HEADER_LEN || !wg_l2_is_unicast(&src)
+        || wg_l2_is_v4(&src) || wg_l2_is_v4(&dst)
+        || (ip6->ip6_nxt == IPPROTO_ICMPV6 && tot > IPV6_HEADER_LEN
+            && !(((const uint8_t *) ip6)[IPV6_HEADER_LEN] & 0x80))) {
+        return 0;
+    }
+    quote = icmp_quote_len(tot, IPV6_HEADER_LEN, overhead, 1280, out_size);
+    if (!quote) {
+        return 0;
+    }
+    from = wg_l2_own_for(l2, &src);
+    from = from ? from : &dst;
+
+    wg_l2_put_eth(out, eth->eth_src, l2->mac, ETH_TYPE_IPV6);
+    put_16aligned_be32(&oip6->ip6_flow, htonl(6 << 28));
+    oip6->ip6_plen = htons(ICMP6_DATA_HEADER_LEN + quote);
+    oip6->ip6_nxt = IPPROTO_ICMPV6;
+    oip6->ip6_hlim = 64;
+    memcpy(&oip6->ip6_src, from, sizeof *from);
+    memcpy(&oip6->ip6_dst, &src, sizeof src);
+    icmp->icmp6_base.icmp6_type = ICMP6_PACKET_TOO_BIG;
+    icmp->icmp6_base.icmp6_code = 0;
+    icmp->icmp6_base.icmp6_cksum = htons(0);
+    put_16aligned_be32(&icmp->icmp6_data.be32[0], htonl(mtu));
+    memcpy(icmp + 1, ip6, quote);
+    icmp->icmp6_base.icmp6_cksum = packet_csum_upperlayer6(
+        oip6, icmp, IPPROTO_ICMPV6, ICMP6_DATA_HEADER_LEN + quote);
+    return ETH_HEADER_LEN + overhead + quote;
+}
+
+size_t
+wg_l2_icmp_too_big(const struct wg_l2 *l2, const void *frame, size_t len,
+                   unsigned int mtu, void *out, size_t out_size)
+{
+    const struct eth_header *eth = frame;
+
+    if (len < ETH_HEADER_LEN) {
+        return 0;
+    } else if (eth->eth_type == htons(ETH_TYPE_IP)) {
+        return icmp4_too_big(l2, eth, len, mtu, out, out_size);
+    } else if (eth->eth_type == htons(ETH_TYPE_IPV6)) {
+        return icmp6_too_big(l2, eth, len, mtu, out, out_size);
+    }
+    return 0;
+}
+
+/* IPv4 fragmentation (RFC 791). */
+
+/* Collects the options with the "copied" bit for later fragments. */
+static bool
+frag_copy_opts(struct wg_l2_frag *f)
+{
+    const uint8_t *opt = f->ip + IP_HEADER_LEN;
+    size_t n = f->hlen - IP_HEADER_LEN;
+
+    f->opts_len = 0;
+    while (n > 0 && opt[0] != 0) {          /* 0: end of option list. */
+        size_t opt_len = opt[0] == 1 ? 1    /* 1: no-operation. */
+                         : n >= 2 ? opt[1] : 0;
+
+        if (opt_len < 1 || opt_len > n || (opt[0] != 1 && opt_len < 2)) {
+            return false;
+        }
+        if (opt[0] & 0x80) {
+            memcpy(f->opts + f->opts_len, opt, opt_len);
+            f->opts_len += opt_len;
+        }
+        opt += opt_len;
+        n -= opt_len;
+    }
+    while (f->opts_len % 4) {
+        f->opts[f->opts_len++] = 0;
+    }
+    return true;
+}
+
+bool
+wg_l2_frag_start(struct wg_l2_frag *f, const void *ip_, size_t len,
+                 unsigned int mtu)
+{
+    const struct ip_header *ip = ip_;
+    uint16_t frag_off;
+
+    memset(f, 0, sizeof *f);
+    if (len < IP_HEADER_LEN || IP_VER(ip->ip_ihl_ver) != 4) {
+        return false;
+    }
+    f->ip = ip_;
+    f->hlen = IP_IHL(ip->ip_ihl_ver) * 4;
+    f->tot_len = ntohs(ip->ip_tot_len);
+    f->pos = f->hlen;
+    f->mtu = mtu;
+    frag_off = ntohs(ip->ip_frag_off);
+    f->base_off = frag_off & IP_FRAG_OFF_MASK;
+    f->base_mf = (frag_off & IP_MORE_FRAGMENTS) != 0;
+    return (f->hlen >= IP_HEADER_LEN && f->tot_len >= f->hlen
+            && f->tot_len <= len && f->tot_len > mtu
+            && !(frag_off & IP_DONT_FRAGMENT)
+            && mtu >= f->hlen + 8
+            && f->base_off * 8 + (f->tot_len - f->hlen) <= UINT16_MAX
+            && frag_copy_opts(f));
+}
+
+size_t
+wg_l2_frag_next(struct wg_l2_frag *f, void *out_, size_t out_size)
+{
+    struct ip_header *out = out_;
+    bool first = f->pos == f->hlen;
+    size_t hlen = first ? f->hlen : IP_HEADER_LEN + f->opts_len;
+    size_t n = f->tot_len - f->pos;
+    bool last = hlen + n <= f->mtu;
+    uint16_t off;
+
+    if (f->pos >= f->tot_len && !(first && f->tot_len == f->hlen)) {
+        return 0;
+    }
+    if (!last) {
+        n = (f->mtu - hlen) & ~(size_t) 7;
+    }
+    ovs_assert(out_size >= hlen + n);
+    memcpy(out, f->ip, IP_HEADER_LEN);
+    if (first) {
+        memcpy(out + 1, f->ip + IP_HEADER_LEN, hlen - IP_HEADER_LEN);
+    } else {
+        memcpy(out + 1, f->opts, f->opts_len);
+    }
+    off = f->base_off + (f->pos - f->hlen) / 8;
+    out->ip_ihl_ver = IP_IHL_VER(hlen / 4, 4);
+    out->ip_tot_len = htons(hlen + n);
+    out->ip_frag_off = htons(off | (!last || f->base_mf
+                                    ? IP_MORE_FRAGMENTS : 0));
+    out->ip_csum = htons(0);
+    out->ip_csum = csum(out, hlen);
+    memcpy((uint8_t *) out + hlen, f->ip + f->pos, n);
+    f->pos += n;
+    if (!n) {
+        f->pos = f->tot_len + 1;        /* A header-only packet: done. */
+    }
+    return hlen + n;
+}

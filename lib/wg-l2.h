@@ -1,0 +1,326 @@
+/*
+ * Copyright (c) 2026 The ovs-wireguard authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#ifndef WG_L2_H
+#define WG_L2_H 1
+
+/* Layer-2 adapter between an Ethernet bridge and WireGuard's IP packets.
+ *
+ * Pure functions over byte buffers: a "frame" is an untagged Ethernet frame
+ * (header at offset 0), an "IP packet" starts with its IPv4 or IPv6 header.
+ * Buffers must be 16-bit aligned, as OVS's packet structures require (a
+ * dp_packet's data is).  All times are caller-supplied monotonic
+ * milliseconds ('now').  Not thread-safe: the caller serializes every call
+ * on one 'struct wg_l2'.
+ *
+ * Bridge to peer: wg_l2_from_bridge() classifies each frame.  IP frames
+ * addressed to the port's MAC go to WireGuard (the caller does cryptokey
+ * routing on the destination returned); ARP requests and IPv6 Neighbor
+ * Solicitations for an address routable through a peer (the caller's
+ * callback says which) or owned by the port are answered with a frame
+ * written into the caller's buffer (proxy ARP / ND); everything else is
+ * dropped with an enum wg_l2_reason.  Never answered: gratuitous ARP, ARP
+ * probes, DAD solicitations, and addresses seen as a source on the bridge
+ * side.  Every ARP, ND and IP frame teaches the neighbor table (IP -> MAC).
+ *
+ * Peer to bridge: wg_l2_to_bridge() gives the Ethernet header for a
+ * decrypted inner packet.  When the destination's MAC is unknown, the
+ * adapter keeps a COPY of the packet in its pending queue (bounded per
+ * destination, in total packets and in total bytes; drops counted) and
+ * asks the caller to send an ARP request or NS into the bridge.  When a
+ * later wg_l2_from_bridge() learns the MAC it sets 'resolved'; the caller
+ * then takes the finished frames with wg_l2_pending_pop().  Pending packets
+ * not resolved within WG_L2_PENDING_TIMEOUT_MS are dropped by wg_l2_run().
+ *
+ * The neighbor table doubles as the "seen locally" set: an entry is used
+ * for delivery for WG_L2_NEIGH_EXPIRE_MS after it was last confirmed by a
+ * frame from the bridge (after WG_L2_NEIGH_STALE_MS a unicast ARP request or
+ * NS refreshes it), and keeps suppressing proxy answers for its address for
+ * WG_L2_LOCAL_EXPIRE_MS.  It holds at most 'max_neighbors' entries; the
+ * least recently confirmed one is evicted when full.
+ *
+ * MTU helpers for oversized packets from the bridge: wg_l2_mtu_check(),
+ * wg_l2_icmp_too_big() (ICMPv4 fragmentation needed / ICMPv6 packet too
+ * big, as a frame back into the bridge) and the IPv4 fragmenter
+ * wg_l2_frag_start() / wg_l2_frag_next(). */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <netinet/in.h>
+#include "openvswitch/list.h"
+#include "packets.h"
+
+/* Timers, in milliseconds. */
+#define WG_L2_NEIGH_STALE_MS     30000   /* Refresh with a unicast probe. */
+#define WG_L2_NEIGH_EXPIRE_MS   120000   /* Unusable for delivery. */
+#define WG_L2_LOCAL_EXPIRE_MS  3600000   /* Forgotten as a local address. */
+#define WG_L2_SOLICIT_INTERVAL_MS 1000   /* Between solicits for one IP. */
+#define WG_L2_PENDING_TIMEOUT_MS  3000   /* Unresolved pending packets. */
+
+/* Room a caller's buffer needs for an ARP reply/request or an NA/NS. */
+#define WG_L2_ND_FRAME_MAX 86
+/* Room for the largest ICMP error frame of wg_l2_icmp_too_big(). */
+#define WG_L2_ICMP_FRAME_MAX (ETH_HEADER_LEN + 1280)
+/* Most own addresses a port may have. */
+#define WG_L2_MAX_ADDRS 16
+
+/* Why a frame or packet was dropped or consumed.  WG_L2_REASON(ENUM, name)
+ * gives the enumerator WG_L2_R_<ENUM> and the counter name "wg_l2_<name>"
+ * (also an OVS coverage counter, incremented by this module). */
+#define WG_L2_REASONS                                                   \
+    WG_L2_REASON(OK, ok)                       /* Not a drop. */        \
+    WG_L2_REASON(ETH_SHORT, eth_short)         /* < 14 bytes. */        \
+    WG_L2_REASON(VLAN, vlan)                   /* 802.1Q/ad tagged. */  \
+    WG_L2_REASON(LLC, llc)                     /* 802.3 length (STP). */ \
+    WG_L2_REASON(LLDP, lldp)                                            \
+    WG_L2_REASON(ETHERTYPE, ethertype)         /* Other ethertype. */   \
+    WG_L2_REASON(SRC_MAC, bad_src_mac)         /* Multicast, 0, ours. */ \
+    WG_L2_REASON(NOT_FOR_US, not_for_us)       /* Unicast to another. */ \
+    WG_L2_REASON(ARP_BAD, arp_malformed)                                \
+    WG_L2_REASON(ARP_OP, arp_op)               /* Not request/reply. */ \
+    WG_L2_REASON(ARP_REPLY, arp_reply)         /* Learned, consumed. */ \
+    WG_L2_REASON(ARP_GRATUITOUS, arp_gratuitous)                        \
+    WG_L2_REASON(ARP_PROBE, arp_probe)         /* Sender IP 0. */       \
+    WG_L2_REASON(ARP_LOCAL, arp_target_local)  /* Seen on the bridge. */ \
+    WG_L2_REASON(ARP_UNROUTABLE, arp_unroutable)                        \
+    WG_L2_REASON(IP_BAD, ip_malformed)                                  \
+    WG_L2_REASON(IP_MULTICAST, ip_multicast)   /* Or broadcast. */      \
+    WG_L2_REASON(IP_TO_SELF, ip_to_self)       /* To an own address. */ \
+    WG_L2_REASON(IP6_BAD, ip6_malformed)                                \
+    WG_L2_REASON(IP6_MULTICAST, ip6_multicast) /* MLD included. */      \
+    WG_L2_REASON(IP6_LINK_LOCAL, ip6_link_local)                        \
+    WG_L2_REASON(ND_BAD, nd_malformed)                                  \
+    WG_L2_REASON(ND_DAD, nd_dad)               /* NS from ::. */        \
+    WG_L2_REASON(ND_LOCAL, nd_target_local)                             \
+    WG_L2_REASON(ND_UNROUTABLE, nd_unroutable)                          \
+    WG_L2_REASON(ND_NA, nd_na)                 /* Learned, consumed. */ \
+    WG_L2_REASON(ND_RS, nd_rs)                 /* Router solicitation. */ \
+    WG_L2_REASON(ND_OTHER, nd_other)           /* RA, redirect. */      \
+    WG_L2_REASON(IN_BAD, in_malformed)         /* Inner packet. */      \
+    WG_L2_REASON(IN_TO_SELF, in_to_self)       /* Inner dst is ours. */ \
+    WG_L2_REASON(PENDING_FULL, pending_full)                            \
+    WG_L2_REASON(PENDING_TIMEOUT, pending_timeout)
+
+enum wg_l2_reason {
+#define WG_L2_REASON(ENUM, NAME) WG_L2_R_##ENUM,
+    WG_L2_REASONS
+#undef WG_L2_REASON
+    WG_L2_N_REASONS
+};
+
+/* Returns "wg_l2_<name>" for 'reason' (a static string). */
+const char *wg_l2_reason_name(enum wg_l2_reason reason);
+
+/* Bounds; zero fields take the defaults in brackets. */
+struct wg_l2_limits {
+    size_t max_neighbors;       /* [4096] neighbor table entries. */
+    size_t pending_per_dst;     /* [16] packets waiting for one IP. */
+    size_t pending_total;       /* [256] packets waiting, all IPs. */
+    size_t pending_bytes;       /* [1 MiB] bytes waiting, all IPs. */
+};
+
+/* Event counters (drops are counted per reason, see wg_l2_reason_count). */
+struct wg_l2_stats {
+    uint64_t learned;           /* New neighbor entries. */
+    uint64_t evicted;           /* Entries evicted because the table was
+                                 * full. */
+    uint64_t arp_replies;       /* Proxy ARP replies produced. */
+    uint64_t na_replies;        /* Neighbor Advertisements produced. */
+    uint64_t solicits;          /* ARP requests and NS produced. */
+    uint64_t queued;            /* Packets put in the pending queue. */
+    uint64_t flushed;           /* Pending packets handed back. */
+};
+
+/* Creates an adapter for a port with MAC 'mac' and no own addresses.
+ * 'limits' may be NULL (defaults). */
+struct wg_l2 *wg_l2_create(struct eth_addr mac,
+                           const struct wg_l2_limits *limits);
+
+/* Frees 'l2', its tables and pending packets (NULL is allowed). */
+void wg_l2_destroy(struct wg_l2 *l2);
+
+/* Changes / returns the port's MAC. */
+void wg_l2_set_mac(struct wg_l2 *l2, struct eth_addr mac);
+struct eth_addr wg_l2_get_mac(const struct wg_l2 *l2);
+
+/* Replaces the own-address list with 'list', a comma- (or space-)
+ * separated list like "10.1.1.254/24,fd00:1:1::fe/64" (no prefix: /32 or
+ * /128; "" or NULL clears it).  On error, returns a message the caller must
+ * free() and leaves the list unchanged; otherwise returns NULL. */
+char *wg_l2_set_addresses(struct wg_l2 *l2, const char *list);
+
+/* Number of own addresses, and the 'i'th one: 'family' AF_INET (4 bytes in
+ * 'addr') or AF_INET6 (16 bytes), prefix length in '*plen'. */
+size_t wg_l2_n_addresses(const struct wg_l2 *l2);
+void wg_l2_get_address(const struct wg_l2 *l2, size_t i, int *family,
+                       uint8_t addr[16], unsigned int *plen);
+
+/* Tells whether 'addr' (4 or 16 bytes per 'family') is routable through a
+ * peer (cryptokey routing has an entry for it). */
+typedef bool wg_l2_routable_cb(void *aux, int family, const void *addr);
+
+/* Bridge to peer. */
+enum wg_l2_eg_action {
+    WG_L2_EG_TO_PEER,           /* Encrypt the IP packet for a peer. */
+    WG_L2_EG_REPLY,             /* Send the reply frame into the bridge. */
+    WG_L2_EG_DROP,              /* Drop the frame ('reason'). */
+};
+
+struct wg_l2_egress {
+    enum wg_l2_reason reason;   /* Drop reason; WG_L2_R_OK otherwise. */
+    bool resolved;              /* Learning made pending packets ready:
+                                 * call wg_l2_pending_pop() until NULL. */
+
+    /* WG_L2_EG_TO_PEER. */
+    size_t l3_ofs;              /* Offset of the IP header in the frame. */
+    size_t l3_len;              /* Length of the IP packet (Ethernet
+                                 * padding excluded). */
+    int family;                 /* AF_INET or AF_INET6. */
+    uint8_t dst[16];            /* Destination address, 4 or 16 bytes. */
+
+    /* WG_L2_EG_REPLY. */
+    size_t reply_len;           /* Bytes written to 'reply'. */
+};
+
+/* Classifies 'frame' ('len' bytes), received from the bridge at 'now', and
+ * learns neighbors from it.  'routable' (with 'aux') decides proxy answers.
+ * A reply is written to 'reply', which must have room for
+ * WG_L2_ND_FRAME_MAX bytes ('reply_size', asserted). */
+enum wg_l2_eg_action wg_l2_from_bridge(struct wg_l2 *l2, const void *frame,
+                                       size_t len, long long int now,
+                                       wg_l2_routable_cb *routable,
+                                       void *aux, void *reply,
+                                       size_t reply_size,
+                                       struct wg_l2_egress *out);
+
+/* Peer to bridge. */
+enum wg_l2_in_action {
+    WG_L2_IN_DELIVER,           /* Prepend 'eth' and send into the bridge. */
+    WG_L2_IN_QUEUED,            /* Copied to the pending queue: the caller
+                                 * frees its own packet. */
+    WG_L2_IN_DROP,              /* Drop it ('reason'). */
+};
+
+struct wg_l2_ingress {
+    enum wg_l2_reason reason;   /* Drop reason; WG_L2_R_OK otherwise. */
+    struct eth_header eth;      /* WG_L2_IN_DELIVER: the header to add. */
+    size_t solicit_len;         /* With any action: when nonzero, also send
+                                 * the ARP request or NS written to
+                                 * 'solicit' into the bridge. */
+};
+
+/* Decides how the decrypted inner packet 'ip' ('len' bytes, starting with
+ * its IPv4 or IPv6 header, already validated by the caller) reaches the
+ * bridge.  Multicast and broadcast destinations get the matching group
+ * MAC.  'meta' is an opaque caller value (e.g. offload flags) kept with a
+ * queued copy.  'solicit' must have room for WG_L2_ND_FRAME_MAX bytes
+ * ('solicit_size', asserted). */
+enum wg_l2_in_action wg_l2_to_bridge(struct wg_l2 *l2, const void *ip,
+                                     size_t len, uint64_t meta,
+                                     long long int now, void *solicit,
+                                     size_t solicit_size,
+                                     struct wg_l2_ingress *out);
+
+/* A resolved pending packet: an Ethernet frame ready for the bridge. */
+struct wg_l2_pkt {
+    struct ovs_list list_node;  /* Private. */
+    uint64_t meta;              /* As given to wg_l2_to_bridge(). */
+    size_t len;                 /* Bytes in 'frame'. */
+    uint8_t frame[];            /* Ethernet header + IP packet. */
+};
+
+/* Takes the oldest resolved pending packet, or returns NULL.  Free it with
+ * wg_l2_pkt_free(). */
+struct wg_l2_pkt *wg_l2_pending_pop(struct wg_l2 *l2);
+void wg_l2_pkt_free(struct wg_l2_pkt *pkt);
+
+/* Number of packets held: waiting for resolution or ready to pop. */
+size_t wg_l2_pending_count(const struct wg_l2 *l2);
+
+/* Drops pending packets and forgets neighbors that are out of time.  Call
+ * when wg_l2_next_deadline() has passed. */
+void wg_l2_run(struct wg_l2 *l2, long long int now);
+
+/* When wg_l2_run() next has work for pending packets, or LLONG_MAX. */
+long long int wg_l2_next_deadline(const struct wg_l2 *l2);
+
+/* The MAC learned for 'addr' (4 or 16 bytes per 'family') that is still
+ * usable at 'now'; false if none. */
+bool wg_l2_neigh_lookup(const struct wg_l2 *l2, int family, const void *addr,
+                        long long int now, struct eth_addr *mac);
+
+/* Number of neighbor entries (usable or only remembered as local). */
+size_t wg_l2_neigh_count(const struct wg_l2 *l2);
+
+/* Counters. */
+uint64_t wg_l2_reason_count(const struct wg_l2 *l2, enum wg_l2_reason r);
+void wg_l2_get_stats(const struct wg_l2 *l2, struct wg_l2_stats *stats);
+
+/* MTU handling for an IP packet from the bridge that is not segmented by
+ * offload. */
+enum wg_l2_mtu_action {
+    WG_L2_MTU_FITS,             /* At most 'mtu' bytes: send as is. */
+    WG_L2_MTU_FRAGMENT,         /* IPv4, DF clear: wg_l2_frag_*(). */
+    WG_L2_MTU_TOO_BIG,          /* IPv4 DF set, or IPv6: drop it, and send
+                                 * wg_l2_icmp_too_big() into the bridge. */
+};
+
+/* Decides what to do with IP packet 'ip' ('len' bytes) for 'mtu'. */
+enum wg_l2_mtu_action wg_l2_mtu_check(const void *ip, size_t len,
+                                      unsigned int mtu);
+
+/* Writes into 'out' the frame telling the sender of the oversized 'frame'
+ * (an IP frame from the bridge, as accepted by wg_l2_from_bridge()) to use
+ * 'mtu': ICMPv4 type 3 code 4 with the next-hop MTU, or ICMPv6 Packet Too
+ * Big, quoting as much of the packet as fits in 576 (IPv4) or 1280 (IPv6)
+ * bytes of IP and in 'out_size'.  The error comes from the port's MAC and
+ * from an own address of the same family (one whose prefix holds the
+ * packet's source if any); lacking one, from the packet's destination
+ * address, which the sender accepts just as well (it only matches the
+ * quoted packet).  Returns the frame length, or 0 when no error may be sent
+ * (source not unicast, packet is an ICMP error or a non-first fragment,
+ * malformed, or 'out_size' too small). */
+size_t wg_l2_icmp_too_big(const struct wg_l2 *l2, const void *frame,
+                          size_t len, unsigned int mtu, void *out,
+                          size_t out_size);
+
+/* IPv4 fragmentation of a DF-clear packet into fragments of at most 'mtu'
+ * bytes, one per wg_l2_frag_next() call.  Options are copied to later
+ * fragments only if their "copied" bit is set. */
+struct wg_l2_frag {
+    const uint8_t *ip;          /* The original packet. */
+    size_t hlen;                /* Its header length. */
+    size_t tot_len;             /* Its total length. */
+    size_t pos;                 /* Next payload byte (from 'hlen'). */
+    unsigned int mtu;
+    uint16_t base_off;          /* Original fragment offset (8-byte units). */
+    bool base_mf;               /* Original "more fragments" flag. */
+    size_t opts_len;            /* Copied options for later fragments, */
+    uint8_t opts[40];           /* padded to 4 bytes. */
+};
+
+/* Prepares to fragment 'ip' ('len' bytes).  Returns false if it is not a
+ * well-formed IPv4 packet, has DF set, fits in 'mtu', or 'mtu' leaves no
+ * room for 8 bytes of payload after the header. */
+bool wg_l2_frag_start(struct wg_l2_frag *f, const void *ip, size_t len,
+                      unsigned int mtu);
+
+/* Writes the next fragment to 'out' (at least 'mtu' bytes, 'out_size') and
+ * returns its length, or 0 when all fragments were written. */
+size_t wg_l2_frag_next(struct wg_l2_frag *f, void *out, size_t out_size);
+
+#endif /* wg-l2.h */

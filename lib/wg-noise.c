@@ -1,0 +1,712 @@
+/*
+ * Copyright (c) 2026 The ovs-wireguard authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#include <config.h>
+#include "wg-noise.h"
+
+#include <endian.h>
+#include <string.h>
+#include "util.h"
+
+/* Noise_IKpsk2 for WireGuard.  Notation follows the whitepaper: C is the
+ * chaining key, H the hash, k a temporary key; e/s are ephemeral/static
+ * keys, lower case private, upper case public (Ei, Sr...). */
+
+/* C0 = HASH(CONSTRUCTION) and H0 = HASH(C0 || IDENTIFIER), computed once. */
+static uint8_t initial_chaining_key[WG_HASH_LEN];
+static uint8_t initial_hash[WG_HASH_LEN];
+
+static void
+noise_init_constants(void)
+{
+    static bool done;
+
+    if (!done) {
+        wg_crypto_hash(initial_chaining_key, WG_NOISE_CONSTRUCTION,
+                       strlen(WG_NOISE_CONSTRUCTION), NULL, 0);
+        wg_crypto_hash(initial_hash, initial_chaining_key, WG_HASH_LEN,
+                       WG_NOISE_IDENTIFIER, strlen(WG_NOISE_IDENTIFIER));
+        done = true;
+    }
+}
+
+/* Working state of one handshake computation, kept on the stack and
+ * committed to the peer's handshake only once everything verified. */
+struct noise_state {
+    uint8_t c[WG_HASH_LEN];             /* Chaining key. */
+    uint8_t h[WG_HASH_LEN];             /* Handshake hash. */
+    uint8_t k[WG_KEY_LEN];              /* Current AEAD key. */
+};
+
+static void
+noise_state_wipe(struct noise_state *st)
+{
+    wg_crypto_wipe(st, sizeof *st);
+}
+
+/* C = C0; H = HASH(H0 || responder's static public key). */
+static void
+noise_state_start(struct noise_state *st,
+                  const uint8_t responder_static[WG_KEY_LEN])
+{
+    noise_init_constants();
+    memcpy(st->c, initial_chaining_key, WG_HASH_LEN);
+    wg_crypto_hash(st->h, initial_hash, WG_HASH_LEN,
+                   responder_static, WG_KEY_LEN);
+    memset(st->k, 0, sizeof st->k);
+}
+
+/* H = HASH(H || data). */
+static void
+mix_hash(struct noise_state *st, const void *data, size_t len)
+{
+    uint8_t h[WG_HASH_LEN];
+
+    wg_crypto_hash(h, st->h, WG_HASH_LEN, data, len);
+    memcpy(st->h, h, WG_HASH_LEN);
+}
+
+/* C = KDF1(C, input). */
+static void
+mix_chain(struct noise_state *st, const void *input, size_t len)
+{
+    uint8_t c[WG_HASH_LEN];
+
+    wg_crypto_kdf(c, NULL, NULL, st->c, input, len);
+    memcpy(st->c, c, WG_HASH_LEN);
+    wg_crypto_wipe(c, sizeof c);
+}
+
+/* (C, k) = KDF2(C, input). */
+static void
+mix_key(struct noise_state *st, const void *input, size_t len)
+{
+    uint8_t c[WG_HASH_LEN];
+
+    wg_crypto_kdf(c, st->k, NULL, st->c, input, len);
+    memcpy(st->c, c, WG_HASH_LEN);
+    wg_crypto_wipe(c, sizeof c);
+}
+
+/* A public ephemeral key enters both C and H. */
+static void
+mix_ephemeral(struct noise_state *st, const uint8_t pub[WG_KEY_LEN])
+{
+    mix_chain(st, pub, WG_KEY_LEN);
+    mix_hash(st, pub, WG_KEY_LEN);
+}
+
+/* DH(priv, pub) into C, and into k as well if 'with_key'.  Fails on a zero
+ * (low-order) result. */
+static bool
+mix_dh(struct noise_state *st, const uint8_t priv[WG_KEY_LEN],
+       const uint8_t pub[WG_KEY_LEN], bool with_key)
+{
+    uint8_t dh[WG_KEY_LEN];
+
+    if (!wg_crypto_dh(dh, priv, pub)) {
+        return false;
+    }
+    if (with_key) {
+        mix_key(st, dh, sizeof dh);
+    } else {
+        mix_chain(st, dh, sizeof dh);
+    }
+    wg_crypto_wipe(dh, sizeof dh);
+    return true;
+}
+
+/* (C, tau, k) = KDF3(C, Q); H = HASH(H || tau). */
+static void
+mix_psk(struct noise_state *st, const uint8_t psk[WG_KEY_LEN])
+{
+    uint8_t c[WG_HASH_LEN], tau[WG_HASH_LEN];
+
+    wg_crypto_kdf(c, tau, st->k, st->c, psk, WG_KEY_LEN);
+    memcpy(st->c, c, WG_HASH_LEN);
+    mix_hash(st, tau, sizeof tau);
+    wg_crypto_wipe(c, sizeof c);
+    wg_crypto_wipe(tau, sizeof tau);
+}
+
+/* dst = AEAD(k, 0, src, H); H = HASH(H || dst). */
+static bool
+seal_and_hash(struct noise_state *st, uint8_t *dst, const uint8_t *src,
+              size_t len)
+{
+    if (!wg_crypto_aead_seal_once(st->k, 0, dst, src, len,
+                                  st->h, WG_HASH_LEN)) {
+        return false;
+    }
+    mix_hash(st, dst, len + WG_AEAD_TAG_LEN);
+    return true;
+}
+
+/* dst = AEAD-open(k, 0, src, H); H = HASH(H || src). */
+static bool
+open_and_hash(struct noise_state *st, uint8_t *dst, const uint8_t *src,
+              size_t sealed_len)
+{
+    if (!wg_crypto_aead_open_once(st->k, 0, dst, src, sealed_len,
+                                  st->h, WG_HASH_LEN)) {
+        return false;
+    }
+    mix_hash(st, src, sealed_len);
+    return true;
+}
+
+/* A fresh ephemeral key pair. */
+static bool
+new_ephemeral(uint8_t priv[WG_KEY_LEN], uint8_t pub[WG_KEY_LEN])
+{
+    wg_crypto_generate_private_key(priv);
+    return wg_crypto_public_key(pub, priv);
+}
+
+/* Identity. */
+
+bool
+wg_noise_identity_set(struct wg_noise_identity *id,
+                      const uint8_t priv[WG_KEY_LEN])
+{
+    wg_noise_identity_clear(id);
+    if (!priv || !wg_crypto_public_key(id->static_public, priv)) {
+        wg_noise_identity_clear(id);
+        return !priv;
+    }
+    memcpy(id->static_private, priv, WG_KEY_LEN);
+    id->has_key = true;
+    return true;
+}
+
+void
+wg_noise_identity_clear(struct wg_noise_identity *id)
+{
+    wg_crypto_wipe(id, sizeof *id);
+}
+
+/* Handshake state. */
+
+void
+wg_noise_handshake_init(struct wg_noise_handshake *hs,
+                        const struct wg_noise_identity *id,
+                        const uint8_t remote_static[WG_KEY_LEN])
+{
+    memset(hs, 0, sizeof *hs);
+    memcpy(hs->remote_static, remote_static, WG_KEY_LEN);
+    wg_noise_handshake_precompute(hs, id);
+}
+
+bool
+wg_noise_handshake_precompute(struct wg_noise_handshake *hs,
+                              const struct wg_noise_identity *id)
+{
+    hs->static_static_valid =
+        id->has_key && wg_crypto_dh(hs->precomputed_static_static,
+                                    id->static_private, hs->remote_static);
+    if (!hs->static_static_valid) {
+        wg_crypto_wipe(hs->precomputed_static_static, WG_KEY_LEN);
+    }
+    return hs->static_static_valid;
+}
+
+void
+wg_noise_handshake_set_psk(struct wg_noise_handshake *hs,
+                           const uint8_t psk[WG_KEY_LEN])
+{
+    if (psk) {
+        memcpy(hs->preshared_key, psk, WG_KEY_LEN);
+    } else {
+        wg_crypto_wipe(hs->preshared_key, WG_KEY_LEN);
+    }
+}
+
+void
+wg_noise_handshake_clear(struct wg_noise_handshake *hs)
+{
+    wg_crypto_wipe(hs->ephemeral_private, WG_KEY_LEN);
+    wg_crypto_wipe(hs->remote_ephemeral, WG_KEY_LEN);
+    wg_crypto_wipe(hs->hash, WG_HASH_LEN);
+    wg_crypto_wipe(hs->chaining_key, WG_HASH_LEN);
+    hs->local_index = 0;
+    hs->remote_index = 0;
+    hs->state = WG_NOISE_ZEROED;
+}
+
+void
+wg_noise_handshake_destroy(struct wg_noise_handshake *hs)
+{
+    wg_crypto_wipe(hs, sizeof *hs);
+}
+
+void
+wg_noise_tai64n(uint8_t out[WG_TAI64N_LEN], const struct timespec *wall)
+{
+    uint64_t sec = htobe64(WG_TAI64_EPOCH_OFFSET + (uint64_t) wall->tv_sec);
+    uint32_t nsec = wall->tv_nsec;
+
+    nsec = htobe32(nsec - nsec % WG_TAI64N_NSEC_GRANULARITY);
+    memcpy(out, &sec, sizeof sec);
+    memcpy(out + sizeof sec, &nsec, sizeof nsec);
+}
+
+/* Initiation (whitepaper 5.4.2). */
+
+/* Commits the initiator's state after building an initiation. */
+static void
+initiator_commit(struct wg_noise_handshake *hs, const struct noise_state *st,
+                 uint32_t local_index)
+{
+    memcpy(hs->hash, st->h, WG_HASH_LEN);
+    memcpy(hs->chaining_key, st->c, WG_HASH_LEN);
+    hs->local_index = local_index;
+    hs->remote_index = 0;
+    hs->state = WG_NOISE_CREATED_INITIATION;
+}
+
+bool
+wg_noise_create_initiation(struct wg_msg_initiation *msg,
+                           struct wg_noise_handshake *hs,
+                           const struct wg_noise_identity *id,
+                           uint32_t local_index,
+                           const struct timespec *wall)
+{
+    uint8_t timestamp[WG_TAI64N_LEN];
+    struct noise_state st;
+    bool ok = false;
+
+    wg_noise_handshake_clear(hs);
+    if (!id->has_key || !hs->static_static_valid) {
+        return false;
+    }
+    noise_state_start(&st, hs->remote_static);
+    msg->type = htole32(WG_MSG_INITIATION);
+    msg->sender = htole32(local_index);
+
+    /* e */
+    if (!new_ephemeral(hs->ephemeral_private, msg->ephemeral)) {
+        goto out;
+    }
+    mix_ephemeral(&st, msg->ephemeral);
+
+    /* es */
+    if (!mix_dh(&st, hs->ephemeral_private, hs->remote_static, true)) {
+        goto out;
+    }
+
+    /* s */
+    if (!seal_and_hash(&st, msg->encrypted_static, id->static_public,
+                       WG_KEY_LEN)) {
+        goto out;
+    }
+
+    /* ss */
+    mix_key(&st, hs->precomputed_static_static, WG_KEY_LEN);
+
+    /* {t} */
+    wg_noise_tai64n(timestamp, wall);
+    if (!seal_and_hash(&st, msg->encrypted_timestamp, timestamp,
+                       sizeof timestamp)) {
+        goto out;
+    }
+    initiator_commit(hs, &st, local_index);
+    ok = true;
+
+out:
+    if (!ok) {
+        wg_noise_handshake_clear(hs);
+    }
+    noise_state_wipe(&st);
+    return ok;
+}
+
+/* Decrypted content of an initiation, before it is committed. */
+struct initiation_content {
+    struct noise_state st;
+    uint8_t initiator_static[WG_KEY_LEN];
+    uint8_t timestamp[WG_TAI64N_LEN];
+};
+
+/* e, es, s: authenticates the initiator's static key. */
+static bool
+consume_initiation_static(const struct wg_msg_initiation *msg,
+                          const struct wg_noise_identity *id,
+                          struct initiation_content *ic)
+{
+    noise_state_start(&ic->st, id->static_public);
+
+    /* e */
+    mix_ephemeral(&ic->st, msg->ephemeral);
+
+    /* es */
+    if (!mix_dh(&ic->st, id->static_private, msg->ephemeral, true)) {
+        return false;
+    }
+
+    /* s */
+    return open_and_hash(&ic->st, ic->initiator_static,
+                         msg->encrypted_static,
+                         sizeof msg->encrypted_static);
+}
+
+/* ss, {t}: authenticates the timestamp under the peer's static-static DH. */
+static bool
+consume_initiation_timestamp(const struct wg_msg_initiation *msg,
+                             const struct wg_noise_handshake *hs,
+                             struct initiation_content *ic)
+{
+    if (!hs->static_static_valid) {
+        return false;
+    }
+
+    /* ss */
+    mix_key(&ic->st, hs->precomputed_static_static, WG_KEY_LEN);
+
+    /* {t} */
+    return open_and_hash(&ic->st, ic->timestamp, msg->encrypted_timestamp,
+                         sizeof msg->encrypted_timestamp);
+}
+
+/* Replay and flood protection for initiations from one peer. */
+static enum wg_noise_result
+check_initiation_fresh(const struct wg_noise_handshake *hs,
+                       const uint8_t timestamp[WG_TAI64N_LEN],
+                       long long int now_ms)
+{
+    if (memcmp(timestamp, hs->latest_timestamp, WG_TAI64N_LEN) <= 0) {
+        return WG_NOISE_ERR_REPLAY;
+    }
+    if (hs->consumed_any_initiation
+        && now_ms - hs->last_initiation_consumption_ms
+           < WG_MIN_INITIATION_CONSUME_INTERVAL_MS) {
+        return WG_NOISE_ERR_FLOOD;
+    }
+    return WG_NOISE_OK;
+}
+
+/* Stores a verified initiation as the responder's handshake state. */
+static void
+responder_commit(struct wg_noise_handshake *hs,
+                 const struct wg_msg_initiation *msg,
+                 const struct initiation_content *ic, long long int now_ms)
+{
+    uint32_t local_index = hs->local_index;
+
+    /* The caller still holds 'local_index' and replaces it when it
+     * creates the response. */
+    wg_noise_handshake_clear(hs);
+    hs->local_index = local_index;
+    memcpy(hs->remote_ephemeral, msg->ephemeral, WG_KEY_LEN);
+    memcpy(hs->latest_timestamp, ic->timestamp, WG_TAI64N_LEN);
+    memcpy(hs->hash, ic->st.h, WG_HASH_LEN);
+    memcpy(hs->chaining_key, ic->st.c, WG_HASH_LEN);
+    hs->remote_index = le32toh(msg->sender);
+    hs->last_initiation_consumption_ms = now_ms;
+    hs->consumed_any_initiation = true;
+    hs->state = WG_NOISE_CONSUMED_INITIATION;
+}
+
+enum wg_noise_result
+wg_noise_consume_initiation(const struct wg_msg_initiation *msg,
+                            const struct wg_noise_identity *id,
+                            wg_noise_lookup_func *lookup, void *aux,
+                            long long int now_ms,
+                            struct wg_noise_handshake **hsp)
+{
+    struct initiation_content ic;
+    struct wg_noise_handshake *hs = NULL;
+    enum wg_noise_result result = WG_NOISE_ERR_AUTH;
+
+    if (!id->has_key || !consume_initiation_static(msg, id, &ic)) {
+        goto out;
+    }
+    hs = lookup(aux, ic.initiator_static);
+    if (!hs) {
+        result = WG_NOISE_ERR_UNKNOWN_PEER;
+        goto out;
+    }
+    if (!consume_initiation_timestamp(msg, hs, &ic)) {
+        goto out;
+    }
+    result = check_initiation_fresh(hs, ic.timestamp, now_ms);
+    if (result == WG_NOISE_OK) {
+        responder_commit(hs, msg, &ic, now_ms);
+    }
+
+out:
+    *hsp = result == WG_NOISE_OK ? hs : NULL;
+    wg_crypto_wipe(&ic, sizeof ic);
+    return result;
+}
+
+/* Response (whitepaper 5.4.3). */
+
+bool
+wg_noise_create_response(struct wg_msg_response *msg,
+                         struct wg_noise_handshake *hs,
+                         const struct wg_noise_identity *id OVS_UNUSED,
+                         uint32_t local_index)
+{
+    struct noise_state st;
+    bool ok = false;
+
+    if (hs->state != WG_NOISE_CONSUMED_INITIATION) {
+        return false;
+    }
+    memcpy(st.c, hs->chaining_key, WG_HASH_LEN);
+    memcpy(st.h, hs->hash, WG_HASH_LEN);
+    msg->type = htole32(WG_MSG_RESPONSE);
+    msg->sender = htole32(local_index);
+    msg->receiver = htole32(hs->remote_index);
+
+    /* e */
+    if (!new_ephemeral(hs->ephemeral_private, msg->ephemeral)) {
+        goto out;
+    }
+    mix_ephemeral(&st, msg->ephemeral);
+
+    /* ee, se */
+    if (!mix_dh(&st, hs->ephemeral_private, hs->remote_ephemeral, false)
+        || !mix_dh(&st, hs->ephemeral_private, hs->remote_static, false)) {
+        goto out;
+    }
+
+    /* psk */
+    mix_psk(&st, hs->preshared_key);
+
+    /* {} */
+    if (!seal_and_hash(&st, msg->encrypted_nothing, msg->encrypted_nothing,
+                       0)) {
+        goto out;
+    }
+    memcpy(hs->hash, st.h, WG_HASH_LEN);
+    memcpy(hs->chaining_key, st.c, WG_HASH_LEN);
+    hs->local_index = local_index;
+    hs->state = WG_NOISE_CREATED_RESPONSE;
+    ok = true;
+
+out:
+    if (!ok) {
+        wg_noise_handshake_clear(hs);
+    }
+    noise_state_wipe(&st);
+    return ok;
+}
+
+enum wg_noise_result
+wg_noise_consume_response(const struct wg_msg_response *msg,
+                          struct wg_noise_handshake *hs,
+                          const struct wg_noise_identity *id)
+{
+    uint8_t nothing[1];
+    struct noise_state st;
+    bool ok = false;
+
+    if (hs->state != WG_NOISE_CREATED_INITIATION || !id->has_key) {
+        return WG_NOISE_ERR_STATE;
+    }
+    memcpy(st.c, hs->chaining_key, WG_HASH_LEN);
+    memcpy(st.h, hs->hash, WG_HASH_LEN);
+
+    /* e */
+    mix_ephemeral(&st, msg->ephemeral);
+
+    /* ee, se */
+    if (!mix_dh(&st, hs->ephemeral_private, msg->ephemeral, false)
+        || !mix_dh(&st, id->static_private, msg->ephemeral, false)) {
+        goto out;
+    }
+
+    /* psk */
+    mix_psk(&st, hs->preshared_key);
+
+    /* {} */
+    if (!open_and_hash(&st, nothing, msg->encrypted_nothing,
+                       sizeof msg->encrypted_nothing)) {
+        goto out;
+    }
+    memcpy(hs->remote_ephemeral, msg->ephemeral, WG_KEY_LEN);
+    memcpy(hs->hash, st.h, WG_HASH_LEN);
+    memcpy(hs->chaining_key, st.c, WG_HASH_LEN);
+    hs->remote_index = le32toh(msg->sender);
+    hs->state = WG_NOISE_CONSUMED_RESPONSE;
+    ok = true;
+
+out:
+    noise_state_wipe(&st);
+    return ok ? WG_NOISE_OK : WG_NOISE_ERR_AUTH;
+}
+
+/* Keypairs (whitepaper 5.4.5 and 6). */
+
+static void
+keypair_destroy(struct wg_noise_keypairs *kps, struct wg_noise_keypair *kp)
+{
+    if (kp) {
+        if (kp->local_index && kps->release_index) {
+            kps->release_index(kps->release_aux, kp->local_index);
+        }
+        wg_aead_key_destroy(kp->send_key);
+        wg_aead_key_destroy(kp->recv_key);
+        wg_crypto_wipe(kp, sizeof *kp);
+        free(kp);
+    }
+}
+
+/* (Tsend, Trecv) from the final chaining key; the initiator sends with the
+ * first key, the responder with the second. */
+static struct wg_noise_keypair *
+derive_keypair(const struct wg_noise_handshake *hs, bool initiator,
+               long long int now_ms)
+{
+    uint8_t t1[WG_KEY_LEN], t2[WG_KEY_LEN];
+    struct wg_noise_keypair *kp = xzalloc(sizeof *kp);
+
+    wg_crypto_kdf(t1, t2, NULL, hs->chaining_key, "", 0);
+    kp->send_key = wg_aead_key_create(initiator ? t1 : t2);
+    kp->recv_key = wg_aead_key_create(initiator ? t2 : t1);
+    wg_crypto_wipe(t1, sizeof t1);
+    wg_crypto_wipe(t2, sizeof t2);
+    if (!kp->send_key || !kp->recv_key) {
+        wg_aead_key_destroy(kp->send_key);
+        wg_aead_key_destroy(kp->recv_key);
+        free(kp);
+        return NULL;
+    }
+    wg_replay_init(&kp->replay);
+    kp->birth_ms = now_ms;
+    kp->i_am_initiator = initiator;
+    kp->send_valid = kp->recv_valid = true;
+    return kp;
+}
+
+/* The initiator may use its new keypair at once: current moves to
+ * previous, unless an unconfirmed next exists, which takes that place. */
+static void
+install_as_initiator(struct wg_noise_keypairs *kps,
+                     struct wg_noise_keypair *kp)
+{
+    struct wg_noise_keypair *old_previous = kps->previous;
+
+    if (kps->next) {
+        kps->previous = kps->next;
+        kps->next = NULL;
+        keypair_destroy(kps, kps->current);
+    } else {
+        kps->previous = kps->current;
+    }
+    keypair_destroy(kps, old_previous);
+    kps->current = kp;
+}
+
+/* The responder must wait for confirmation: the new keypair becomes next,
+ * replacing any earlier next, and the previous one goes away. */
+static void
+install_as_responder(struct wg_noise_keypairs *kps,
+                     struct wg_noise_keypair *kp)
+{
+    keypair_destroy(kps, kps->next);
+    kps->next = kp;
+    keypair_destroy(kps, kps->previous);
+    kps->previous = NULL;
+}
+
+struct wg_noise_keypair *
+wg_noise_begin_session(struct wg_noise_handshake *hs,
+                       struct wg_noise_keypairs *kps, long long int now_ms)
+{
+    struct wg_noise_keypair *kp;
+    bool initiator;
+
+    if (hs->state != WG_NOISE_CREATED_RESPONSE
+        && hs->state != WG_NOISE_CONSUMED_RESPONSE) {
+        return NULL;
+    }
+    initiator = hs->state == WG_NOISE_CONSUMED_RESPONSE;
+    kp = derive_keypair(hs, initiator, now_ms);
+    if (!kp) {
+        return NULL;
+    }
+    kp->local_index = hs->local_index;
+    kp->remote_index = hs->remote_index;
+    hs->local_index = 0;
+    wg_noise_handshake_clear(hs);
+    if (initiator) {
+        install_as_initiator(kps, kp);
+    } else {
+        install_as_responder(kps, kp);
+    }
+    return kp;
+}
+
+bool
+wg_noise_keypairs_confirm(struct wg_noise_keypairs *kps,
+                          struct wg_noise_keypair *kp)
+{
+    if (!kp || kp != kps->next) {
+        return false;
+    }
+    keypair_destroy(kps, kps->previous);
+    kps->previous = kps->current;
+    kps->current = kp;
+    kps->next = NULL;
+    return true;
+}
+
+struct wg_noise_keypair *
+wg_noise_keypairs_find(const struct wg_noise_keypairs *kps, uint32_t index)
+{
+    struct wg_noise_keypair *candidates[3] = {
+        kps->current, kps->previous, kps->next
+    };
+
+    for (size_t i = 0; i < ARRAY_SIZE(candidates); i++) {
+        if (candidates[i] && index && candidates[i]->local_index == index) {
+            return candidates[i];
+        }
+    }
+    return NULL;
+}
+
+void
+wg_noise_keypairs_clear(struct wg_noise_keypairs *kps)
+{
+    keypair_destroy(kps, kps->current);
+    keypair_destroy(kps, kps->previous);
+    keypair_destroy(kps, kps->next);
+    kps->current = kps->previous = kps->next = NULL;
+}
+
+bool
+wg_noise_keypair_can_send(const struct wg_noise_keypair *kp,
+                          long long int now_ms)
+{
+    return (kp && kp->send_valid
+            && now_ms - kp->birth_ms < WG_REJECT_AFTER_TIME_MS
+            && kp->send_counter < WG_REJECT_AFTER_MESSAGES);
+}
+
+bool
+wg_noise_keypair_can_receive(struct wg_noise_keypair *kp,
+                             long long int now_ms)
+{
+    if (kp->recv_valid
+        && (now_ms - kp->birth_ms >= WG_REJECT_AFTER_TIME_MS
+            || kp->replay.greatest >= WG_REJECT_AFTER_MESSAGES)) {
+        kp->recv_valid = false;
+    }
+    return kp->recv_valid;
+}

@@ -1,0 +1,480 @@
+/*
+ * Copyright (c) 2026 The ovs-wireguard authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#include <config.h>
+#include "wg-device.h"
+
+#include <errno.h>
+#include <string.h>
+#include "test-wg-pair.h"
+#include "util.h"
+#include "wg-peer.h"
+#include "wgtest.h"
+
+/* Protocol timers and keypair lifetimes, driven by the fake clock of two
+ * in-memory devices (tests/test-wg-pair.h). */
+
+static int
+initiations(const struct wgpair *p, int node)
+{
+    return wgpair_sent(p, node, WG_MSG_INITIATION);
+}
+
+static struct wg_noise_keypairs *
+keypairs(struct wgpair *p, int node)
+{
+    return &p->node[node].peer->keypairs;
+}
+
+/* Takes queued data messages out, returning the last one. */
+static struct wgpair_msg
+take_last_data(struct wgpair *p)
+{
+    struct wgpair_msg m;
+    bool found = false;
+
+    for (size_t i = p->n_msgs; i-- > 0;) {
+        if (p->msgs[i].data[0] == WG_MSG_DATA) {
+            m = wgpair_take(p, i);
+            found = true;
+            break;
+        }
+    }
+    WGTEST_CHECK(found);
+    return m;
+}
+
+static void
+test_device_rekey_time(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
+{
+    struct wg_noise_keypair *first;
+    struct wgpair p;
+    long long int t0;
+
+    wgpair_init(&p, NULL, NULL);
+    t0 = p.now_ms;
+    wgpair_handshake(&p, 0);
+    first = keypairs(&p, 0)->current;
+
+    /* Data both ways every 10 s: no rekey before REKEY_AFTER_TIME. */
+    while (p.now_ms + 10000 < t0 + WG_REKEY_AFTER_TIME_MS) {
+        wgpair_advance(&p, 10000);
+        WGTEST_CHECK(wgpair_send_ip(&p, 0, 100) > 0);
+        WGTEST_CHECK(wgpair_send_ip(&p, 1, 100) > 0);
+        wgpair_deliver(&p);
+    }
+    WGTEST_CHECK(initiations(&p, 0) == 1 && initiations(&p, 1) == 0);
+    WGTEST_CHECK(keypairs(&p, 0)->current == first);
+
+    /* The responder never rekeys on time when it sends. */
+    p.now_ms = t0 + WG_REKEY_AFTER_TIME_MS;
+    WGTEST_CHECK(wgpair_send_ip(&p, 1, 100) > 0);
+    wgpair_deliver(&p);
+    WGTEST_CHECK(initiations(&p, 1) == 0);
+
+    /* The initiator's first send at REKEY_AFTER_TIME starts a new
+     * handshake; the old keypair becomes the previous one. */
+    WGTEST_CHECK(wgpair_send_ip(&p, 0, 100) > 0);
+    WGTEST_CHECK(initiations(&p, 0) == 2);
+    wgpair_deliver(&p);
+    WGTEST_CHECK(keypairs(&p, 0)->current != first);
+    WGTEST_CHECK(keypairs(&p, 0)->previous == first);
+    WGTEST_CHECK(p.node[0].session_ready == 2);
+    WGTEST_CHECK(p.node[1].session_ready == 2);
+    wgpair_destroy(&p);
+    printf("rekey after time ok\n");
+}
+WGTEST_REGISTER("device-rekey-time", test_device_rekey_time);
+
+static void
+rekey_messages(int node)
+{
+    struct wg_noise_keypair *first;
+    struct wgpair p;
+
+    wgpair_init(&p, NULL, NULL);
+    wgpair_handshake(&p, 0);
+    wgpair_advance(&p, WG_REKEY_TIMEOUT_MS);
+    first = keypairs(&p, node)->current;
+    first->send_counter = WG_REKEY_AFTER_MESSAGES - 1;
+
+    /* Counter REKEY_AFTER_MESSAGES - 1 is still fine... */
+    WGTEST_CHECK(wgpair_send_ip(&p, node, 100) > 0);
+    WGTEST_CHECK(initiations(&p, node) == !node);
+    wgpair_deliver(&p);
+    WGTEST_CHECK(p.node[!node].rx[WG_DEVICE_RX_DATA] == 2 - node);
+
+    /* ...the next one passes the limit and triggers a handshake. */
+    WGTEST_CHECK(wgpair_send_ip(&p, node, 100) > 0);
+    WGTEST_CHECK(initiations(&p, node) == !node + 1);
+    wgpair_deliver(&p);
+    WGTEST_CHECK(keypairs(&p, node)->current != first);
+    WGTEST_CHECK(keypairs(&p, node)->current->send_counter > 0);
+    WGTEST_CHECK(wg_device_peer_has_session(p.node[!node].dev,
+                                            p.node[!node].peer));
+    wgpair_destroy(&p);
+}
+
+static void
+test_device_rekey_messages(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
+{
+    rekey_messages(0);
+    rekey_messages(1);
+    printf("rekey after messages ok\n");
+}
+WGTEST_REGISTER("device-rekey-messages", test_device_rekey_messages);
+
+/* The initiator rekeys when it receives data on a keypair 165 s old. */
+static void
+test_device_rekey_on_receive(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
+{
+    struct wgpair p;
+    long long int t0;
+
+    wgpair_init(&p, NULL, NULL);
+    t0 = p.now_ms;
+    wgpair_handshake(&p, 0);
+    wgpair_advance(&p, WG_REKEY_ON_RECEIVE_AFTER_TIME_MS - 1);
+    WGTEST_CHECK(wgpair_send_ip(&p, 1, 100) > 0);
+    wgpair_deliver(&p);
+    WGTEST_CHECK(p.node[0].rx[WG_DEVICE_RX_DATA] == 1);
+    WGTEST_CHECK(initiations(&p, 0) == 1);
+
+    p.now_ms = t0 + WG_REKEY_ON_RECEIVE_AFTER_TIME_MS;
+    p.hold = true;
+    WGTEST_CHECK(wgpair_send_ip(&p, 1, 100) > 0);
+    WGTEST_CHECK(wgpair_deliver_one(&p, 0) == WG_DEVICE_RX_DATA);
+    WGTEST_CHECK(initiations(&p, 0) == 2);
+    WGTEST_CHECK(p.msgs[0].data[0] == WG_MSG_INITIATION);
+
+    /* Only once ("last minute"), even if the response is lost. */
+    wgpair_take(&p, 0);
+    WGTEST_CHECK(wgpair_send_ip(&p, 1, 100) > 0);
+    p.now_ms += WG_REKEY_TIMEOUT_MS;
+    WGTEST_CHECK(wgpair_deliver_one(&p, 0) == WG_DEVICE_RX_DATA);
+    WGTEST_CHECK(initiations(&p, 0) == 2);
+    wgpair_destroy(&p);
+    printf("rekey on receive ok\n");
+}
+WGTEST_REGISTER("device-rekey-on-receive", test_device_rekey_on_receive);
+
+static void
+test_device_reject_time(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
+{
+    struct wgpair_msg late;
+    struct wgpair p;
+    long long int t0;
+
+    wgpair_init(&p, NULL, NULL);
+    t0 = p.now_ms;
+    wgpair_handshake(&p, 0);
+    p.hold = true;
+
+    /* Just before REJECT_AFTER_TIME both still send (A also tries to
+     * rekey; that initiation is lost). */
+    p.now_ms = t0 + WG_REJECT_AFTER_TIME_MS - 1;
+    WGTEST_CHECK(wgpair_send_ip(&p, 0, 100) > 0);
+    late = take_last_data(&p);
+    WGTEST_CHECK(wgpair_send_ip(&p, 1, 100) > 0);
+    p.n_msgs = 0;
+
+    /* At REJECT_AFTER_TIME neither sends nor receives on that keypair. */
+    p.now_ms = t0 + WG_REJECT_AFTER_TIME_MS;
+    WGTEST_CHECK(wgpair_inject(&p, &late) == WG_DEVICE_DROP_KEY_EXPIRED);
+    WGTEST_CHECK(wgpair_send_ip(&p, 1, 100) == WG_DEVICE_TX_NO_SESSION);
+    WGTEST_CHECK(!wg_device_peer_has_session(p.node[0].dev,
+                                             p.node[0].peer));
+    WGTEST_CHECK(p.node[1].n_pending == 1);
+
+    /* B's packet waits for the new handshake that it started. */
+    p.hold = false;
+    wgpair_deliver(&p);
+    WGTEST_CHECK(p.node[1].session_ready == 2);
+    WGTEST_CHECK(p.node[1].n_pending == 0);
+    WGTEST_CHECK(p.node[0].rx[WG_DEVICE_RX_DATA] == 1);
+    wgpair_destroy(&p);
+    printf("reject after time ok\n");
+}
+WGTEST_REGISTER("device-reject-time", test_device_reject_time);
+
+static void
+test_device_previous_keypair(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
+{
+    struct wgpair_msg old1, old2, from_b;
+    struct wgpair p;
+
+    wgpair_init(&p, NULL, NULL);
+    wgpair_handshake(&p, 0);
+    p.hold = true;
+    WGTEST_CHECK(wgpair_send_ip(&p, 0, 100) > 0);
+    old1 = wgpair_take(&p, 0);
+    WGTEST_CHECK(wgpair_send_ip(&p, 0, 100) > 0);
+    old2 = wgpair_take(&p, 0);
+
+    /* New handshake: A has the new keypair at once, B only once it gets
+     * A's keepalive.  Meanwhile B still sends on the old keypair, which A
+     * decrypts as its previous one. */
+    p.now_ms += WG_REKEY_TIMEOUT_MS;
+    WGTEST_CHECK(!wg_device_peer_initiate(p.node[0].dev, p.node[0].peer));
+    WGTEST_CHECK(wgpair_deliver_one(&p, 0) == WG_DEVICE_RX_HANDSHAKE);
+    WGTEST_CHECK(wgpair_deliver_one(&p, 0) == WG_DEVICE_RX_HANDSHAKE);
+    WGTEST_CHECK(keypairs(&p, 1)->next && keypairs(&p, 0)->previous);
+    WGTEST_CHECK(wgpair_send_ip(&p, 1, 120) > 0);
+    from_b = take_last_data(&p);
+    WGTEST_CHECK(wgpair_inject(&p, &from_b) == WG_DEVICE_RX_DATA);
+    WGTEST_CHECK(p.node[0].last_inner_len == 120);
+
+    /* A's keepalive confirms; B rotates. */
+    WGTEST_CHECK(p.n_msgs == 1 && p.node[0].keepalives_sent == 1);
+    WGTEST_CHECK(wgpair_deliver_one(&p, 0) == WG_DEVICE_RX_KEEPALIVE);
+    WGTEST_CHECK(!keypairs(&p, 1)->next && keypairs(&p, 1)->previous);
+
+    /* A late packet of the old keypair still decrypts. */
+    WGTEST_CHECK(wgpair_inject(&p, &old1) == WG_DEVICE_RX_DATA);
+
+    /* After one more rotation, the old keypair is gone. */
+    p.now_ms += WG_REKEY_TIMEOUT_MS;
+    p.hold = false;
+    WGTEST_CHECK(!wg_device_peer_initiate(p.node[0].dev, p.node[0].peer));
+    wgpair_deliver(&p);
+    WGTEST_CHECK(wgpair_inject(&p, &old2) == WG_DEVICE_DROP_UNKNOWN_INDEX);
+    wgpair_destroy(&p);
+    printf("previous keypair ok\n");
+}
+WGTEST_REGISTER("device-previous-keypair", test_device_previous_keypair);
+
+static void
+test_device_keepalive(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
+{
+    struct wgpair p;
+
+    wgpair_init(&p, NULL, NULL);
+    wgpair_handshake(&p, 0);
+
+    /* B got data and sent nothing back: keepalive after 10 s. */
+    wgpair_advance(&p, WG_KEEPALIVE_TIMEOUT_MS - 1);
+    WGTEST_CHECK(p.node[1].keepalives_sent == 0);
+    wgpair_advance(&p, 1);
+    WGTEST_CHECK(p.node[1].keepalives_sent == 1);
+    WGTEST_CHECK(p.node[0].rx[WG_DEVICE_RX_KEEPALIVE] == 1);
+    wgpair_advance(&p, 3 * WG_KEEPALIVE_TIMEOUT_MS);
+    WGTEST_CHECK(p.node[1].keepalives_sent == 1);
+    WGTEST_CHECK(p.node[0].keepalives_sent == 0);
+
+    /* B answers with data within 10 s: no keepalive from B; A, which got
+     * that data and sent nothing, sends one 10 s later. */
+    WGTEST_CHECK(wgpair_send_ip(&p, 0, 100) > 0);
+    wgpair_deliver(&p);
+    wgpair_advance(&p, 1000);
+    WGTEST_CHECK(wgpair_send_ip(&p, 1, 100) > 0);
+    wgpair_deliver(&p);
+    wgpair_advance(&p, WG_KEEPALIVE_TIMEOUT_MS - 1);
+    WGTEST_CHECK(p.node[0].keepalives_sent == 0);
+    wgpair_advance(&p, 1);
+    WGTEST_CHECK(p.node[0].keepalives_sent == 1);
+    WGTEST_CHECK(p.node[1].keepalives_sent == 1);
+    WGTEST_CHECK(initiations(&p, 0) == 1 && initiations(&p, 1) == 0);
+    wgpair_destroy(&p);
+    printf("keepalive ok\n");
+}
+WGTEST_REGISTER("device-keepalive", test_device_keepalive);
+
+/* Data sent with nothing back for KEEPALIVE + REKEY_TIMEOUT: new
+ * handshake. */
+static void
+test_device_new_handshake(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
+{
+    struct wgpair p;
+
+    wgpair_init(&p, NULL, NULL);
+    wgpair_handshake(&p, 0);
+    wgpair_advance(&p, 30000);
+    p.node[1].blackhole = true;
+    WGTEST_CHECK(wgpair_send_ip(&p, 0, 100) > 0);
+    wgpair_advance(&p, WG_KEEPALIVE_TIMEOUT_MS + WG_REKEY_TIMEOUT_MS - 1);
+    WGTEST_CHECK(initiations(&p, 0) == 1);
+    wgpair_advance(&p, WG_REKEY_TIMEOUT_JITTER_MAX_MS + 1);
+    WGTEST_CHECK(initiations(&p, 0) == 2);
+    wgpair_destroy(&p);
+    printf("new handshake ok\n");
+}
+WGTEST_REGISTER("device-new-handshake", test_device_new_handshake);
+
+static void
+test_device_persistent_keepalive(int argc OVS_UNUSED,
+                                 char *argv[] OVS_UNUSED)
+{
+    struct wg_peer_info info;
+    struct wgpair p;
+
+    wgpair_init(&p, NULL, NULL);
+
+    /* Enabling it starts a handshake, which ends with a keepalive. */
+    wg_device_peer_set_persistent_keepalive(p.node[0].dev, p.node[0].peer,
+                                            25);
+    wgpair_deliver(&p);
+    WGTEST_CHECK(p.node[0].session_ready == 1);
+    WGTEST_CHECK(p.node[0].keepalives_sent == 1);
+    wg_device_peer_get_info(p.node[0].dev, p.node[0].peer, &info);
+    WGTEST_CHECK(info.persistent_keepalive_s == 25);
+
+    /* Then one every 25 s of silence. */
+    wgpair_advance(&p, 99999);
+    WGTEST_CHECK(p.node[0].keepalives_sent == 4);
+    wgpair_advance(&p, 1);
+    WGTEST_CHECK(p.node[0].keepalives_sent == 5);
+    WGTEST_CHECK(p.node[1].rx[WG_DEVICE_RX_KEEPALIVE] == 5);
+    WGTEST_CHECK(p.node[1].keepalives_sent == 0);
+
+    /* Traffic pushes it back: B's data at +105 s re-arms it for +130 s,
+     * and A's ordinary keepalive for that data at +115 s for +140 s. */
+    wgpair_advance(&p, 5000);
+    WGTEST_CHECK(wgpair_send_ip(&p, 1, 100) > 0);
+    wgpair_deliver(&p);
+    wgpair_advance(&p, 9999);
+    WGTEST_CHECK(p.node[0].keepalives_sent == 5);
+    wgpair_advance(&p, 1);
+    WGTEST_CHECK(p.node[0].keepalives_sent == 6);
+    wgpair_advance(&p, 20000);
+    WGTEST_CHECK(p.node[0].keepalives_sent == 6);
+
+    /* Disabled: silence. */
+    wg_device_peer_set_persistent_keepalive(p.node[0].dev, p.node[0].peer,
+                                            0);
+    wgpair_advance(&p, 100000);
+    WGTEST_CHECK(p.node[0].keepalives_sent == 6);
+    wgpair_destroy(&p);
+    printf("persistent keepalive ok\n");
+}
+WGTEST_REGISTER("device-persistent-keepalive",
+                test_device_persistent_keepalive);
+
+static void
+test_device_give_up(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
+{
+    struct wgpair p;
+    long long int t0, gave_up = 0;
+
+    wgpair_init(&p, NULL, NULL);
+    t0 = p.now_ms;
+    p.node[0].blackhole = true;
+    WGTEST_CHECK(wgpair_send_ip(&p, 0, 100) == WG_DEVICE_TX_NO_SESSION);
+    WGTEST_CHECK(initiations(&p, 0) == 1);
+
+    /* Retransmissions every REKEY_TIMEOUT (+ jitter), then give up. */
+    while (p.now_ms < t0 + 200000) {
+        int before = initiations(&p, 0);
+
+        wgpair_advance(&p, 100);
+        WGTEST_CHECK(initiations(&p, 0) - before <= 1);
+        if (p.node[0].handshake_failed && !gave_up) {
+            gave_up = p.now_ms;
+        }
+    }
+    WGTEST_CHECK(initiations(&p, 0) == 1 + WG_MAX_TIMER_HANDSHAKES + 1);
+    WGTEST_CHECK(p.node[0].handshake_failed == 1);
+    WGTEST_CHECK(p.node[0].n_pending == 0);
+    WGTEST_CHECK(gave_up > t0 + WG_REKEY_ATTEMPT_TIME_MS);
+    WGTEST_CHECK(gave_up <= t0 + (WG_MAX_TIMER_HANDSHAKES + 2)
+                 * (WG_REKEY_TIMEOUT_MS + WG_REKEY_TIMEOUT_JITTER_MAX_MS)
+                 + 100);
+
+    /* A new packet starts over. */
+    p.node[0].blackhole = false;
+    WGTEST_CHECK(wgpair_send_ip(&p, 0, 100) == WG_DEVICE_TX_NO_SESSION);
+    wgpair_deliver(&p);
+    WGTEST_CHECK(p.node[0].session_ready == 1);
+    WGTEST_CHECK(p.node[1].last_inner_len == 100);
+    wgpair_destroy(&p);
+    printf("retransmit and give up ok\n");
+}
+WGTEST_REGISTER("device-give-up", test_device_give_up);
+
+static void
+check_no_keys(struct wgpair *p, int node)
+{
+    struct wg_peer *peer = p->node[node].peer;
+
+    WGTEST_CHECK(!peer->keypairs.current && !peer->keypairs.previous
+                 && !peer->keypairs.next);
+    WGTEST_CHECK(peer->handshake.state == WG_NOISE_ZEROED);
+    WGTEST_CHECK(wg_crypto_is_zero(peer->handshake.chaining_key,
+                                   WG_HASH_LEN));
+    WGTEST_CHECK(wg_peer_index_count(peer->indices) == 0);
+}
+
+static void
+test_device_zero_keys(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
+{
+    struct wgpair p;
+    long long int t0;
+
+    wgpair_init(&p, NULL, NULL);
+    t0 = p.now_ms;
+    wgpair_handshake(&p, 0);
+    wgpair_advance(&p, WG_ZERO_KEYS_AFTER_TIME_MS - 1);
+    WGTEST_CHECK(keypairs(&p, 0)->current && keypairs(&p, 1)->current);
+    WGTEST_CHECK(wgpair_send_ip(&p, 0, 100) == WG_DEVICE_TX_NO_SESSION);
+    p.node[0].n_pending = 0;
+    p.n_msgs = 0;
+    p.now_ms = t0 + WG_ZERO_KEYS_AFTER_TIME_MS;
+    wg_device_run(p.node[0].dev);
+    wg_device_run(p.node[1].dev);
+    check_no_keys(&p, 0);
+    check_no_keys(&p, 1);
+    wgpair_destroy(&p);
+    printf("keys zeroed ok\n");
+}
+WGTEST_REGISTER("device-zero-keys", test_device_zero_keys);
+
+/* No more than one initiation per REKEY_TIMEOUT, however many packets. */
+static void
+test_device_initiation_rate(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
+{
+    struct wgpair p;
+
+    wgpair_init(&p, NULL, NULL);
+    p.hold = true;
+    for (int i = 0; i < 10; i++) {
+        WGTEST_CHECK(wgpair_send_ip(&p, 0, 100) == WG_DEVICE_TX_NO_SESSION);
+    }
+    WGTEST_CHECK(initiations(&p, 0) == 1);
+    p.now_ms += WG_REKEY_TIMEOUT_MS - 1;
+    WGTEST_CHECK(wg_device_peer_initiate(p.node[0].dev, p.node[0].peer)
+                 == EAGAIN);
+    WGTEST_CHECK(initiations(&p, 0) == 1);
+    p.now_ms += 1;
+    WGTEST_CHECK(wgpair_send_ip(&p, 0, 100) == WG_DEVICE_TX_NO_SESSION);
+    WGTEST_CHECK(initiations(&p, 0) == 2);
+
+    /* Only the latest initiation is answerable: the response to the
+     * first one finds its index released. */
+    WGTEST_CHECK(wgpair_deliver_one(&p, 0) == WG_DEVICE_RX_HANDSHAKE);
+    WGTEST_CHECK(p.msgs[1].data[0] == WG_MSG_RESPONSE);
+    WGTEST_CHECK(wgpair_deliver_one(&p, 1) == WG_DEVICE_DROP_UNKNOWN_INDEX);
+
+    /* The second, arriving at the same moment as the first, is a flood;
+     * the retransmission 5 s later gets through. */
+    WGTEST_CHECK(wgpair_deliver_one(&p, 0) == WG_DEVICE_DROP_HANDSHAKE_FLOOD);
+    p.hold = false;
+    wgpair_advance(&p, WG_REKEY_TIMEOUT_MS + WG_REKEY_TIMEOUT_JITTER_MAX_MS);
+    WGTEST_CHECK(initiations(&p, 0) == 3);
+    WGTEST_CHECK(p.node[1].last_inner_len == 100);
+    WGTEST_CHECK(p.node[0].n_pending == 0);
+    wgpair_destroy(&p);
+    printf("initiation rate limit ok\n");
+}
+WGTEST_REGISTER("device-initiation-rate", test_device_initiation_rate);

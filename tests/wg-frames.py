@@ -1,0 +1,119 @@
+#! /usr/bin/env python3
+# Copyright (c) 2026 The ovs-wireguard authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at:
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""Builds Ethernet frames as hex for netdev-dummy/receive in sandbox tests.
+
+usage: wg-frames.py KIND ARG...
+  arp-request SRC_MAC SRC_IP TARGET_IP
+  arp-reply SRC_MAC SRC_IP DST_MAC DST_IP
+  ns SRC_MAC SRC_IP6 TARGET_IP6
+  udp4 SRC_MAC DST_MAC SRC_IP DST_IP PAYLOAD_HEX
+  udp6 SRC_MAC DST_MAC SRC_IP6 DST_IP6 PAYLOAD_HEX
+"""
+
+import ipaddress
+import struct
+import sys
+
+
+def mac(s):
+    return bytes.fromhex(s.replace(":", ""))
+
+
+def csum(data):
+    if len(data) % 2:
+        data += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+
+
+def eth(dst, src, ethertype, payload):
+    return dst + src + struct.pack("!H", ethertype) + payload
+
+
+def arp(op, sha, spa, tha, tpa):
+    return struct.pack("!HHBBH", 1, 0x0800, 6, 4, op) + sha + spa + tha + tpa
+
+
+def ipv4(src, dst, proto, payload):
+    hdr = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(payload), 1, 0x4000,
+                      64, proto, 0, src, dst)
+    hdr = hdr[:10] + struct.pack("!H", csum(hdr)) + hdr[12:]
+    return hdr + payload
+
+
+def ipv6(src, dst, nh, payload, hlim=64):
+    return (struct.pack("!IHBB", 6 << 28, len(payload), nh, hlim)
+            + src + dst + payload)
+
+
+def udp(src, dst, payload, pseudo):
+    length = 8 + len(payload)
+    hdr = struct.pack("!HHHH", 1234, 5678, length, 0)
+    c = csum(pseudo(length) + hdr + payload) or 0xffff
+    return hdr[:6] + struct.pack("!H", c) + payload
+
+
+def ip4(s):
+    return ipaddress.IPv4Address(s).packed
+
+
+def ip6(s):
+    return ipaddress.IPv6Address(s).packed
+
+
+def main(argv):
+    kind, args = argv[1], argv[2:]
+    bcast = mac("ff:ff:ff:ff:ff:ff")
+    if kind == "arp-request":
+        f = eth(bcast, mac(args[0]), 0x0806,
+                arp(1, mac(args[0]), ip4(args[1]), bytes(6), ip4(args[2])))
+    elif kind == "arp-reply":
+        f = eth(mac(args[2]), mac(args[0]), 0x0806,
+                arp(2, mac(args[0]), ip4(args[1]), mac(args[2]),
+                    ip4(args[3])))
+    elif kind == "ns":
+        target = ip6(args[2])
+        snm = ip6("ff02::1:ff00:0")[:13] + target[13:]
+        icmp = (struct.pack("!BBHI", 135, 0, 0, 0) + target
+                + struct.pack("!BB", 1, 1) + mac(args[0]))
+        src = ip6(args[1])
+        pseudo = src + snm + struct.pack("!I", len(icmp)) + bytes(3) + b"\x3a"
+        icmp = icmp[:2] + struct.pack("!H", csum(pseudo + icmp)) + icmp[4:]
+        f = eth(mac("33:33:ff") + target[13:], mac(args[0]), 0x86dd,
+                ipv6(src, snm, 58, icmp, 255))
+    elif kind == "udp4":
+        s, d = ip4(args[2]), ip4(args[3])
+        payload = bytes.fromhex(args[4])
+        u = udp(s, d, payload,
+                lambda n: s + d + struct.pack("!BBH", 0, 17, n))
+        f = eth(mac(args[1]), mac(args[0]), 0x0800, ipv4(s, d, 17, u))
+    elif kind == "udp6":
+        s, d = ip6(args[2]), ip6(args[3])
+        payload = bytes.fromhex(args[4])
+        u = udp(s, d, payload,
+                lambda n: s + d + struct.pack("!I", n) + bytes(3) + b"\x11")
+        f = eth(mac(args[1]), mac(args[0]), 0x86dd, ipv6(s, d, 17, u))
+    else:
+        sys.stderr.write(__doc__)
+        return 2
+    print(f.hex())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
