@@ -58,6 +58,8 @@ COVERAGE_DEFINE(wg_tx_segment);
 COVERAGE_DEFINE(wg_tx_csum_fill);
 COVERAGE_DEFINE(wg_rx_to_bridge_full);
 COVERAGE_DEFINE(wg_rx_coalesced);
+COVERAGE_DEFINE(wg_rx_gro_round);
+COVERAGE_DEFINE(wg_rx_gro_input);
 COVERAGE_DEFINE(wg_rx_merged);
 COVERAGE_DEFINE(wg_rx_drop_too_short);
 COVERAGE_DEFINE(wg_rx_drop_bad_length);
@@ -86,9 +88,6 @@ static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
 static void netdev_wg_from_bridge(struct netdev_wireguard *,
                                   struct dp_packet *);
 static void netdev_wg_set_rx_offload(struct dp_packet *, uint64_t meta);
-
-/* Room kept in front of packets built for the bridge. */
-#define NETDEV_WG_RX_HEADROOM 128
 
 /* Most inner packets one receive round decrypts. */
 #define NETDEV_WG_RX_INNER_MAX (NETDEV_WG_RX_READS * 64)
@@ -729,6 +728,8 @@ netdev_wg_rx_deliver(struct netdev_wireguard *wg, size_t n)
 
     memset(wg->rx_owner, 0, n * sizeof *wg->rx_owner);
     if (gro) {
+        COVERAGE_INC(wg_rx_gro_round);
+        COVERAGE_ADD(wg_rx_gro_input, n);
         pkt_gro_batch(wg->rx_inner, n, netdev_wg_gro_grow, wg);
     }
     for (size_t i = 0; i < n; i++) {

@@ -44,7 +44,11 @@ struct wg_uapi_server;
 #define NETDEV_WG_TO_BRIDGE_MAX 2048    /* Packets waiting for rxq_recv(). */
 #define NETDEV_WG_TX_SLOTS 128          /* Encrypted messages per flush. */
 #define NETDEV_WG_RX_READS 16           /* Reads per recvmmsg(). */
-#define NETDEV_WG_GRO_MAX 65536         /* Room for a coalesced packet. */
+/* Room for a coalesced packet: a dp_packet holds at most 65535 bytes
+ * (its size fields are 16-bit), headroom for the Ethernet and virtio-net
+ * headers included. */
+#define NETDEV_WG_RX_HEADROOM 64
+#define NETDEV_WG_GRO_MAX (UINT16_MAX - NETDEV_WG_RX_HEADROOM)
 
 /* A bounded FIFO of packets. */
 struct netdev_wg_ring {

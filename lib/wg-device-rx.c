@@ -139,7 +139,9 @@ static bool
 ratelimiter_allow(struct wg_device *dev, const struct sockaddr *src,
                   long long int now)
 {
-    if (src->sa_family == AF_INET) {
+    if (!src) {
+        return false;
+    } else if (src->sa_family == AF_INET) {
         return wg_ratelimiter_allow(
             dev->ratelimiter, AF_INET,
             &((const struct sockaddr_in *) src)->sin_addr, now);

@@ -295,7 +295,9 @@ struct wg_device_rx_result {
     size_t inner_len;
 };
 
-/* Processes one UDP datagram 'buf' of 'len' bytes received from 'src'.
+/* Processes one UDP datagram 'buf' of 'len' bytes received from 'src' (an
+ * AF_INET or AF_INET6 address; the handshake rate limiter and cookies key on
+ * it, and it becomes the peer's endpoint if the datagram authenticates).
  * Data messages are decrypted in place.  Replies (handshake responses,
  * cookie replies, keepalives) go out through the 'send' hook. */
 enum wg_device_rx wg_device_receive(struct wg_device *dev,

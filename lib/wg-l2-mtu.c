@@ -246,7 +246,7 @@ wg_l2_frag_next(struct wg_l2_frag *f, void *out_, size_t out_size)
     bool last = hlen + n <= f->mtu;
     uint16_t off;
 
-    if (f->pos >= f->tot_len && !(first && f->tot_len == f->hlen)) {
+    if (f->pos >= f->tot_len) {
         return 0;
     }
     if (!last) {
@@ -268,8 +268,5 @@ wg_l2_frag_next(struct wg_l2_frag *f, void *out_, size_t out_size)
     out->ip_csum = csum(out, hlen);
     memcpy((uint8_t *) out + hlen, f->ip + f->pos, n);
     f->pos += n;
-    if (!n) {
-        f->pos = f->tot_len + 1;        /* A header-only packet: done. */
-    }
     return hlen + n;
 }

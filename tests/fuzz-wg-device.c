@@ -89,8 +89,7 @@ static void
 fuzz_check(bool ok, const char *what)
 {
     if (!ok) {
-        fprintf(stderr, "fuzz-wg-device: invariant failed: %s\n", what);
-        abort();
+        ovs_abort(0, "fuzz-wg-device: invariant failed: %s", what);
     }
 }
 

@@ -287,6 +287,22 @@ test_device_keepalive(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     WGTEST_CHECK(p.node[0].keepalives_sent == 1);
     WGTEST_CHECK(p.node[1].keepalives_sent == 1);
     WGTEST_CHECK(initiations(&p, 0) == 1 && initiations(&p, 1) == 0);
+
+    /* More data while B's keepalive is pending: one more keepalive 10 s
+     * after the first, then none. */
+    WGTEST_CHECK(wgpair_send_ip(&p, 0, 100) > 0);
+    wgpair_deliver(&p);
+    wgpair_advance(&p, 5000);
+    WGTEST_CHECK(wgpair_send_ip(&p, 0, 100) > 0);
+    wgpair_deliver(&p);
+    wgpair_advance(&p, 5000);
+    WGTEST_CHECK(p.node[1].keepalives_sent == 2);
+    wgpair_advance(&p, WG_KEEPALIVE_TIMEOUT_MS - 1);
+    WGTEST_CHECK(p.node[1].keepalives_sent == 2);
+    wgpair_advance(&p, 1);
+    WGTEST_CHECK(p.node[1].keepalives_sent == 3);
+    wgpair_advance(&p, 3 * WG_KEEPALIVE_TIMEOUT_MS);
+    WGTEST_CHECK(p.node[1].keepalives_sent == 3);
     wgpair_destroy(&p);
     printf("keepalive ok\n");
 }

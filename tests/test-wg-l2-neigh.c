@@ -21,7 +21,7 @@
 #include <arpa/inet.h>
 #include <limits.h>
 #include <netinet/icmp6.h>
-#include <netinet/l2t_ip6.h>
+#include <netinet/ip6.h>
 
 #include "csum.h"
 #include "util.h"
@@ -38,6 +38,8 @@ test_l2_learn(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     struct wg_l2_ingress out;
     union l2t_frame f, sol;
     struct eth_addr mac;
+    uint8_t *l3;
+    ovs_be32 a4;
     size_t len;
 
     /* ARP request, NS (SLLA), IPv4 frame, NA (TLLA), IPv6 frame. */
@@ -46,15 +48,15 @@ test_l2_learn(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     len = l2t_nd(f.b, port_mac, mac_c, "fd00:1:1::6", "fd00:1:2::9",
                  ND_NEIGHBOR_SOLICIT, "fd00:1:2::9", &mac_b, 255);
     l2t_feed(l2, f.b, len, 0, WG_L2_R_OK);
-    len = ETH_HEADER_LEN + l2t_ip4_pkt(l2t_put_eth(f.b, port_mac, mac_c, 0x800),
-                                       "10.1.1.7", "10.1.2.9", 60);
+    l3 = l2t_put_eth(f.b, port_mac, mac_c, ETH_TYPE_IP);
+    len = ETH_HEADER_LEN + l2t_ip4_pkt(l3, "10.1.1.7", "10.1.2.9", 60);
     l2t_feed(l2, f.b, len, 0, WG_L2_R_OK);
     len = l2t_nd(f.b, port_mac, mac_a, "fd00:1:1::8", "fd00:1:1::fe",
                  ND_NEIGHBOR_ADVERT, "fd00:1:1::8", &mac_d, 255);
     l2t_feed(l2, f.b, len, 0, WG_L2_R_ND_NA);
-    len = ETH_HEADER_LEN + l2t_ip6_pkt(l2t_put_eth(f.b, port_mac, mac_a, 0x86dd),
-                                       "fd00:1:1::5", "fd00:1:2::9", 17, 64,
-                                       8);
+    l3 = l2t_put_eth(f.b, port_mac, mac_a, ETH_TYPE_IPV6);
+    len = ETH_HEADER_LEN + l2t_ip6_pkt(l3, "fd00:1:1::5", "fd00:1:2::9",
+                                       IPPROTO_UDP, 64, 8);
     l2t_feed(l2, f.b, len, 0, WG_L2_R_OK);
 
     l2t_check_deliver(l2, "10.1.1.5", mac_a, 1);
@@ -63,8 +65,8 @@ test_l2_learn(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     l2t_check_deliver(l2, "fd00:1:1::8", mac_d, 1);
     l2t_check_deliver(l2, "fd00:1:1::5", mac_a, 1);
     WGTEST_CHECK(wg_l2_neigh_count(l2) == 5);
-    WGTEST_CHECK(wg_l2_neigh_lookup(l2, AF_INET, &(ovs_be32) { l2t_ip4(
-                                    "10.1.1.7") }, 1, &mac));
+    a4 = l2t_ip4("10.1.1.7");
+    WGTEST_CHECK(wg_l2_neigh_lookup(l2, AF_INET, &a4, 1, &mac));
     WGTEST_CHECK(eth_addr_equals(mac, mac_c));
 
     /* Not learned: ARP probe, DAD NS, a guest claiming an own address. */
@@ -236,8 +238,8 @@ test_l2_resolve(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     /* Without an own IPv6 address, the NS comes from the port's EUI-64
      * link-local address. */
     l2 = l2t_new("10.1.1.254/24", NULL);
-    WGTEST_CHECK(l2t_to_bridge(l2, "fd00:1:2::9", "fd00:1:1::9", 0, sol.b, &out)
-                 == WG_L2_IN_QUEUED);
+    WGTEST_CHECK(l2t_to_bridge(l2, "fd00:1:2::9", "fd00:1:1::9", 0, sol.b,
+                               &out) == WG_L2_IN_QUEUED);
     check_ns(sol.b, out.solicit_len, MAC(33, 33, ff, 00, 00, 09),
              "fe80::ff:fe00:1", "ff02::1:ff00:9", "fd00:1:1::9");
     wg_l2_destroy(l2);
@@ -340,8 +342,9 @@ test_l2_aging(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     len = l2t_arp(f.b, mac_bcast, mac_a, 1, "10.1.1.5", "10.1.1.254");
     l2t_feed(l2, f.b, len, 0, WG_L2_R_OK);
     l2t_check_deliver(l2, "10.1.1.5", mac_a, WG_L2_NEIGH_STALE_MS - 1);
-    WGTEST_CHECK(l2t_to_bridge(l2, "10.1.2.9", "10.1.1.5", WG_L2_NEIGH_STALE_MS,
-                               sol.b, &out) == WG_L2_IN_DELIVER);
+    WGTEST_CHECK(l2t_to_bridge(l2, "10.1.2.9", "10.1.1.5",
+                               WG_L2_NEIGH_STALE_MS, sol.b, &out)
+                 == WG_L2_IN_DELIVER);
     check_arp_request(sol.b, out.solicit_len, mac_a, "10.1.1.254",
                       "10.1.1.5");
     WGTEST_CHECK(l2t_to_bridge(l2, "10.1.2.9", "10.1.1.5",

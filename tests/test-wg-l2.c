@@ -21,7 +21,7 @@
 #include <arpa/inet.h>
 #include <limits.h>
 #include <netinet/icmp6.h>
-#include <netinet/l2t_ip6.h>
+#include <netinet/ip6.h>
 
 #include "csum.h"
 #include "util.h"
@@ -96,7 +96,8 @@ l2t_new(const char *own, const struct wg_l2_limits *limits)
 /* Frame construction. */
 
 uint8_t *
-l2t_put_eth(uint8_t *p, struct eth_addr dst, struct eth_addr src, uint16_t type)
+l2t_put_eth(uint8_t *p, struct eth_addr dst, struct eth_addr src,
+            uint16_t type)
 {
     struct eth_header *eth = (struct eth_header *) p;
 

@@ -29,7 +29,8 @@
 
 /* The port and four guests. */
 #define ETH_C ETH_ADDR_C
-static const struct eth_addr port_mac OVS_UNUSED = ETH_C(02, 00, 00, 00, 00, 01);
+static const struct eth_addr port_mac OVS_UNUSED
+    = ETH_C(02, 00, 00, 00, 00, 01);
 static const struct eth_addr mac_a OVS_UNUSED = ETH_C(52, 54, 00, 00, 00, 0a);
 static const struct eth_addr mac_b OVS_UNUSED = ETH_C(52, 54, 00, 00, 00, 0b);
 static const struct eth_addr mac_c OVS_UNUSED = ETH_C(52, 54, 00, 00, 00, 0c);

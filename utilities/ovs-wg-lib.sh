@@ -116,7 +116,10 @@ wgt_guest_addr() {
     local g=$WGT_PREFIX-g$1 mtu=$2 a; shift 2
     ip -n $g link set eth0 mtu $mtu up
     for a in "$@"; do
-        ip -n $g addr add $a dev eth0 nodad
+        case $a in
+            *:*) ip -n $g addr add $a dev eth0 nodad ;;
+            *) ip -n $g addr add $a dev eth0 ;;
+        esac
     done
 }
 

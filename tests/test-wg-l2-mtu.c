@@ -1,0 +1,462 @@
+/*
+ * Copyright (c) 2026 The ovs-wireguard authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#include <config.h>
+#include "test-wg-l2.h"
+
+#include <netinet/icmp6.h>
+#include <netinet/ip6.h>
+
+#include "csum.h"
+#include "util.h"
+#include "wgtest.h"
+
+/* Unit tests of the L2 adapter's MTU helpers: ICMP "fragmentation needed"
+ * and ICMPv6 "packet too big" frames, and IPv4 fragmentation checked by
+ * reassembly. */
+
+/* ICMP errors. */
+
+enum icmp_tweak {
+    I_NONE,
+    I_DF,               /* IPv4 DF set (the usual case). */
+    I_ICMP_ERR,         /* The packet is an ICMP(v6) error. */
+    I_ICMP_ECHO,        /* The packet is an ICMP(v6) echo request. */
+    I_FRAG,             /* IPv4 non-first fragment. */
+    I_CUT,              /* Frame shorter than the IP length. */
+};
+
+struct icmp_case {
+    const char *name;
+    const char *own;
+    const char *src, *dst;
+    size_t tot;                 /* IP length of the offending packet. */
+    enum icmp_tweak tweak;
+    size_t out_size;
+    size_t expect_len;          /* 0: no error may be sent. */
+    const char *expect_src;
+};
+
+#define I_MAX WG_L2_ICMP_FRAME_MAX
+static const struct icmp_case icmp_cases[] = {
+    { "v4 own address", OWN, "10.1.1.5", "10.1.2.9", 1500, I_DF, I_MAX,
+      14 + 576, "10.1.1.254" },
+    { "v4 no address", "", "10.1.1.5", "10.1.2.9", 1500, I_DF, I_MAX,
+      14 + 576, "10.1.2.9" },
+    { "v4 other prefix", "10.9.9.1/24,fd00::1/64", "10.1.1.5", "10.1.2.9",
+      1500, I_DF, I_MAX, 14 + 576, "10.9.9.1" },
+    { "v4 short packet", OWN, "10.1.1.5", "10.1.2.9", 100, I_DF, I_MAX,
+      14 + 28 + 100, "10.1.1.254" },
+    { "v4 echo", OWN, "10.1.1.5", "10.1.2.9", 1500, I_ICMP_ECHO, I_MAX,
+      14 + 576, "10.1.1.254" },
+    { "v4 ICMP error", OWN, "10.1.1.5", "10.1.2.9", 1500, I_ICMP_ERR, I_MAX,
+      0, NULL },
+    { "v4 fragment", OWN, "10.1.1.5", "10.1.2.9", 1500, I_FRAG, I_MAX, 0,
+      NULL },
+    { "v4 source 0", OWN, "0.0.0.0", "10.1.2.9", 1500, I_DF, I_MAX, 0,
+      NULL },
+    { "v4 broadcast source", OWN, "10.1.1.255", "10.1.2.9", 1500, I_DF,
+      I_MAX, 0, NULL },
+    { "v4 truncated", OWN, "10.1.1.5", "10.1.2.9", 1500, I_CUT, I_MAX, 0,
+      NULL },
+    { "v4 small buffer", OWN, "10.1.1.5", "10.1.2.9", 1500, I_DF, 70, 70,
+      "10.1.1.254" },
+    { "v4 too small buffer", OWN, "10.1.1.5", "10.1.2.9", 1500, I_DF, 69, 0,
+      NULL },
+    { "v6 own address", OWN, "fd00:1:1::5", "fd00:1:2::9", 1500, I_NONE,
+      I_MAX, 14 + 1280, "fd00:1:1::fe" },
+    { "v6 no address", "10.1.1.254/24", "fd00:1:1::5", "fd00:1:2::9", 1500,
+      I_NONE, I_MAX, 14 + 1280, "fd00:1:2::9" },
+    { "v6 short packet", OWN, "fd00:1:1::5", "fd00:1:2::9", 200, I_NONE,
+      I_MAX, 14 + 48 + 200, "fd00:1:1::fe" },
+    { "v6 echo", OWN, "fd00:1:1::5", "fd00:1:2::9", 1500, I_ICMP_ECHO,
+      I_MAX, 14 + 1280, "fd00:1:1::fe" },
+    { "v6 ICMPv6 error", OWN, "fd00:1:1::5", "fd00:1:2::9", 1500,
+      I_ICMP_ERR, I_MAX, 0, NULL },
+    { "v6 source ::", OWN, "::", "fd00:1:2::9", 1500, I_NONE, I_MAX, 0,
+      NULL },
+    { "v6 truncated", OWN, "fd00:1:1::5", "fd00:1:2::9", 1500, I_CUT, I_MAX,
+      0, NULL },
+};
+
+/* Builds the offending frame for 'c' at 'p'; returns its length. */
+static size_t
+mk_icmp_case_frame(uint8_t *p, const struct icmp_case *c)
+{
+    bool v6 = strchr(c->src, ':') != NULL;
+    uint8_t *l3 = l2t_put_eth(p, port_mac, mac_a,
+                              v6 ? ETH_TYPE_IPV6 : ETH_TYPE_IP);
+    struct ip_header *ip = (void *) l3;
+    size_t hlen = v6 ? IPV6_HEADER_LEN : IP_HEADER_LEN;
+    uint8_t proto = v6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP;
+
+    if (v6) {
+        l2t_ip6_pkt(l3, c->src, c->dst, IPPROTO_UDP, 64, c->tot - hlen);
+    } else {
+        l2t_ip4_pkt(l3, c->src, c->dst, c->tot);
+    }
+    if (c->tweak == I_ICMP_ERR || c->tweak == I_ICMP_ECHO) {
+        l3[v6 ? 6 : 9] = proto;
+        l3[hlen] = (c->tweak == I_ICMP_ECHO ? (v6 ? 128 : 8)
+                    : (v6 ? 1 : 3));
+    }
+    if (!v6) {
+        ip->ip_frag_off = htons(c->tweak == I_FRAG ? 185 : IP_DONT_FRAGMENT);
+        ip->ip_csum = 0;
+        ip->ip_csum = csum(ip, IP_HEADER_LEN);
+    }
+    return ETH_HEADER_LEN + c->tot - (c->tweak == I_CUT);
+}
+
+static void
+check_icmp4(const uint8_t *r, size_t len, const uint8_t *orig,
+            const struct icmp_case *c)
+{
+    const struct ip_header *ip = (const void *) (r + ETH_HEADER_LEN);
+    const struct icmp_header *icmp = (const void *) (ip + 1);
+    size_t quote = len - ETH_HEADER_LEN - 28;
+
+    WGTEST_CHECK(ip->ip_ihl_ver == 0x45);
+    WGTEST_CHECK(ntohs(ip->ip_tot_len) == len - ETH_HEADER_LEN);
+    WGTEST_CHECK(ip->ip_ttl > 0 && ip->ip_proto == IPPROTO_ICMP);
+    WGTEST_CHECK(!(ip->ip_frag_off & htons(IP_FRAG_OFF_MASK
+                                           | IP_MORE_FRAGMENTS)));
+    WGTEST_CHECK(get_16aligned_be32(&ip->ip_src) == l2t_ip4(c->expect_src));
+    WGTEST_CHECK(get_16aligned_be32(&ip->ip_dst) == l2t_ip4(c->src));
+    WGTEST_CHECK(!csum(ip, IP_HEADER_LEN));
+    WGTEST_CHECK(icmp->icmp_type == 3 && icmp->icmp_code == 4);
+    WGTEST_CHECK(icmp->icmp_fields.frag.empty == 0);
+    WGTEST_CHECK(icmp->icmp_fields.frag.mtu == htons(1420));
+    WGTEST_CHECK(!csum(icmp, ICMP_HEADER_LEN + quote));
+    WGTEST_CHECK(quote == MIN(c->tot, 576 - 28) || c->out_size < I_MAX);
+    WGTEST_CHECK_MEM(icmp + 1, orig, quote);
+}
+
+static void
+check_icmp6(const uint8_t *r, size_t len, const uint8_t *orig,
+            const struct icmp_case *c)
+{
+    const struct ovs_16aligned_ip6_hdr *ip = (const void *) (r + 14);
+    const struct icmp6_data_header *icmp = (const void *) (ip + 1);
+    struct in6_addr s = l2t_ip6(c->expect_src), d = l2t_ip6(c->src);
+    size_t quote = len - ETH_HEADER_LEN - 48;
+
+    WGTEST_CHECK(get_16aligned_be32(&ip->ip6_flow) == htonl(0x60000000));
+    WGTEST_CHECK(ntohs(ip->ip6_plen) == 8 + quote);
+    WGTEST_CHECK(ip->ip6_nxt == IPPROTO_ICMPV6 && ip->ip6_hlim > 0);
+    WGTEST_CHECK(!memcmp(&ip->ip6_src, &s, 16));
+    WGTEST_CHECK(!memcmp(&ip->ip6_dst, &d, 16));
+    WGTEST_CHECK(icmp->icmp6_base.icmp6_type == ICMP6_PACKET_TOO_BIG);
+    WGTEST_CHECK(icmp->icmp6_base.icmp6_code == 0);
+    WGTEST_CHECK(get_16aligned_be32(&icmp->icmp6_data.be32[0])
+                 == htonl(1420));
+    WGTEST_CHECK(!packet_csum_upperlayer6(ip, icmp, IPPROTO_ICMPV6,
+                                          8 + quote));
+    WGTEST_CHECK(quote == MIN(c->tot, 1280 - 48));
+    WGTEST_CHECK_MEM(icmp + 1, orig, quote);
+}
+
+static void
+test_l2_icmp(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(icmp_cases); i++) {
+        const struct icmp_case *c = &icmp_cases[i];
+        struct wg_l2 *l2 = l2t_new(c->own, NULL);
+        uint8_t *out = xmalloc(c->out_size);
+        const struct eth_header *eth = (const void *) out;
+        union l2t_frame f;
+        size_t len = mk_icmp_case_frame(f.b, c);
+        size_t n;
+
+        fprintf(stderr, "icmp: %s\n", c->name);
+        n = wg_l2_icmp_too_big(l2, f.b, len, 1420, out, c->out_size);
+        WGTEST_CHECK(n == c->expect_len);
+        if (n) {
+            WGTEST_CHECK(eth_addr_equals(eth->eth_dst, mac_a));
+            WGTEST_CHECK(eth_addr_equals(eth->eth_src, port_mac));
+            if (strchr(c->src, ':')) {
+                WGTEST_CHECK(eth->eth_type == htons(ETH_TYPE_IPV6));
+                check_icmp6(out, n, f.b + ETH_HEADER_LEN, c);
+            } else {
+                WGTEST_CHECK(eth->eth_type == htons(ETH_TYPE_IP));
+                check_icmp4(out, n, f.b + ETH_HEADER_LEN, c);
+            }
+        }
+        free(out);
+        wg_l2_destroy(l2);
+    }
+}
+WGTEST_REGISTER("l2-icmp", test_l2_icmp);
+
+static void
+test_l2_mtu_check(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
+{
+    union l2t_frame f;
+    struct ip_header *ip = (void *) f.b;
+
+    l2t_ip4_pkt(f.b, "10.1.1.5", "10.1.2.9", 1500);
+    WGTEST_CHECK(wg_l2_mtu_check(f.b, 1500, 1500) == WG_L2_MTU_FITS);
+    WGTEST_CHECK(wg_l2_mtu_check(f.b, 1500, 1420) == WG_L2_MTU_FRAGMENT);
+    ip->ip_frag_off = htons(IP_DONT_FRAGMENT);
+    WGTEST_CHECK(wg_l2_mtu_check(f.b, 1500, 1420) == WG_L2_MTU_TOO_BIG);
+    l2t_ip6_pkt(f.b, "fd00:1:1::5", "fd00:1:2::9", IPPROTO_UDP, 64, 1460);
+    WGTEST_CHECK(wg_l2_mtu_check(f.b, 1500, 1420) == WG_L2_MTU_TOO_BIG);
+    WGTEST_CHECK(wg_l2_mtu_check(f.b, 1420, 1420) == WG_L2_MTU_FITS);
+}
+WGTEST_REGISTER("l2-mtu-check", test_l2_mtu_check);
+
+/* IPv4 fragmentation. */
+
+/* Options: a copied one (loose source route, 7 bytes), a non-copied one
+ * (record route, 7 bytes), no-operation, end of list: 16 bytes. */
+static const uint8_t frag_opts[16] = {
+    0x83, 7, 4, 10, 9, 9, 9, 0x07, 7, 4, 0, 0, 0, 0, 1, 0,
+};
+static const uint8_t frag_copied[8] = { 0x83, 7, 4, 10, 9, 9, 9, 0 };
+
+struct frag_case {
+    size_t tot;
+    unsigned int mtu;
+    bool opts;
+    uint16_t base_off;          /* The packet is itself a fragment. */
+    bool base_mf;
+};
+
+static const struct frag_case frag_cases[] = {
+    { 4000, 1420, false, 0, false },
+    { 4000, 576, true, 0, false },
+    { 1500, 68, true, 0, false },
+    { 1421, 1420, false, 0, false },
+    { 1428, 1420, true, 0, false },
+    { 3000, 1000, false, 100, true },
+    { 3001, 999, true, 7, false },
+    { 65535, 1420, false, 0, false },
+    { 9000, 1500, true, 0, false },
+};
+
+/* Builds the original packet of 'c' into 'p'; returns its header length. */
+static size_t
+mk_frag_orig(uint8_t *p, const struct frag_case *c)
+{
+    struct ip_header *ip = (void *) p;
+    size_t hlen = IP_HEADER_LEN + (c->opts ? sizeof frag_opts : 0);
+
+    l2t_ip4_pkt(p, "10.1.1.5", "10.1.2.9", c->tot);
+    memmove(p + hlen, p + IP_HEADER_LEN, c->tot - hlen);
+    if (c->opts) {
+        memcpy(p + IP_HEADER_LEN, frag_opts, sizeof frag_opts);
+    }
+    for (size_t i = hlen; i < c->tot; i++) {
+        p[i] = (i * 131) >> 3;
+    }
+    ip->ip_ihl_ver = IP_IHL_VER(hlen / 4, 4);
+    ip->ip_frag_off = htons(c->base_off | (c->base_mf ? IP_MORE_FRAGMENTS
+                                           : 0));
+    ip->ip_csum = 0;
+    ip->ip_csum = csum(ip, hlen);
+    return hlen;
+}
+
+/* Checks one fragment 'fr' of 'n' bytes against the original 'o' and adds
+ * its payload to 'reasm'.  '*pos' is the payload offset expected next. */
+static bool
+check_fragment(const uint8_t *fr, size_t n, const uint8_t *o, size_t hlen,
+               const struct frag_case *c, uint8_t *reasm, size_t *pos)
+{
+    const struct ip_header *ip = (const void *) fr, *oip = (const void *) o;
+    size_t fh = IP_IHL(ip->ip_ihl_ver) * 4;
+    uint16_t off = ntohs(ip->ip_frag_off);
+    bool first = *pos == 0;
+    bool last;
+
+    WGTEST_CHECK(n <= c->mtu && IP_VER(ip->ip_ihl_ver) == 4);
+    WGTEST_CHECK(ntohs(ip->ip_tot_len) == n && fh <= n);
+    WGTEST_CHECK(!csum(ip, fh));
+    WGTEST_CHECK(ip->ip_id == oip->ip_id && ip->ip_ttl == oip->ip_ttl);
+    WGTEST_CHECK(ip->ip_proto == oip->ip_proto && ip->ip_tos == oip->ip_tos);
+    WGTEST_CHECK(!memcmp(&ip->ip_src, &oip->ip_src, 8));
+    WGTEST_CHECK(!(off & IP_DONT_FRAGMENT));
+    if (first) {
+        WGTEST_CHECK(fh == hlen && !memcmp(fr + 20, o + 20, hlen - 20));
+    } else if (c->opts) {
+        WGTEST_CHECK(fh == 28 && !memcmp(fr + 20, frag_copied, 8));
+    } else {
+        WGTEST_CHECK(fh == 20);
+    }
+    WGTEST_CHECK((off & IP_FRAG_OFF_MASK) == c->base_off + *pos / 8);
+    last = *pos + (n - fh) == c->tot - hlen;
+    if (!last) {
+        WGTEST_CHECK(off & IP_MORE_FRAGMENTS && (n - fh) % 8 == 0);
+        WGTEST_CHECK(n - fh > 0);
+    } else {
+        WGTEST_CHECK(!!(off & IP_MORE_FRAGMENTS) == c->base_mf);
+    }
+    memcpy(reasm + *pos, fr + fh, n - fh);
+    *pos += n - fh;
+    return last;
+}
+
+static void
+test_l2_frag(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
+{
+    uint8_t *orig = xmalloc(65536), *reasm = xmalloc(65536);
+    uint8_t *fr = xmalloc(2048);
+
+    for (size_t i = 0; i < ARRAY_SIZE(frag_cases); i++) {
+        const struct frag_case *c = &frag_cases[i];
+        size_t hlen = mk_frag_orig(orig, c);
+        size_t payload = c->tot - hlen, pos = 0, n_frags = 0, n;
+        size_t first = (c->mtu - hlen) & ~7;
+        size_t later = (c->mtu - 20 - (c->opts ? 8 : 0)) & ~7;
+        struct wg_l2_frag f;
+        bool last = false;
+
+        fprintf(stderr, "frag: %zu bytes, mtu %u\n", c->tot, c->mtu);
+        WGTEST_CHECK(wg_l2_frag_start(&f, orig, c->tot, c->mtu));
+        while ((n = wg_l2_frag_next(&f, fr, c->mtu)) > 0) {
+            WGTEST_CHECK(!last);
+            last = check_fragment(fr, n, orig, hlen, c, reasm, &pos);
+            n_frags++;
+        }
+        WGTEST_CHECK(last && pos == payload);
+        WGTEST_CHECK(n_frags == 1 + DIV_ROUND_UP(payload - MIN(payload,
+                                                               first),
+                                                 later));
+        WGTEST_CHECK_MEM(reasm, orig + hlen, payload);
+        WGTEST_CHECK(!wg_l2_frag_next(&f, fr, c->mtu));
+    }
+
+    /* Refused: DF, fits, MTU below header + 8, bad option, not IPv4,
+     * length beyond the buffer, offset overflow. */
+    struct frag_case c = { 1500, 1420, true, 0, false };
+    struct ip_header *ip = (void *) orig;
+    struct wg_l2_frag f;
+    size_t hlen = mk_frag_orig(orig, &c);
+
+    WGTEST_CHECK(!wg_l2_frag_start(&f, orig, 1500, 1500));
+    WGTEST_CHECK(!wg_l2_frag_start(&f, orig, 1500, hlen + 7));
+    WGTEST_CHECK(wg_l2_frag_start(&f, orig, 1500, hlen + 8));
+    WGTEST_CHECK(!wg_l2_frag_start(&f, orig, 1499, 1420));
+    ip->ip_frag_off = htons(IP_DONT_FRAGMENT);
+    WGTEST_CHECK(!wg_l2_frag_start(&f, orig, 1500, 1420));
+    ip->ip_frag_off = htons(8100);     /* 64800 + 1464 > 65535. */
+    WGTEST_CHECK(!wg_l2_frag_start(&f, orig, 1500, 1420));
+    ip->ip_frag_off = 0;
+    orig[IP_HEADER_LEN + 8] = 40;   /* Record route: beyond the header. */
+    WGTEST_CHECK(!wg_l2_frag_start(&f, orig, 1500, 1420));
+    orig[IP_HEADER_LEN + 8] = 1;    /* Shorter than its own header. */
+    WGTEST_CHECK(!wg_l2_frag_start(&f, orig, 1500, 1420));
+    orig[IP_HEADER_LEN + 8] = 7;
+    WGTEST_CHECK(wg_l2_frag_start(&f, orig, 1500, 1420));
+    orig[0] = 0x60;
+    WGTEST_CHECK(!wg_l2_frag_start(&f, orig, 1500, 1420));
+    free(orig);
+    free(reasm);
+    free(fr);
+}
+WGTEST_REGISTER("l2-frag", test_l2_frag);
+
+/* Random frames through every entry point (see fuzz-wg-l2.c), seeded:
+ * "wgtest l2-fuzz [SEED [ITERATIONS]]". */
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+void fuzz_wg_l2_reset(void);
+
+static uint64_t rng_state;
+
+/* splitmix64. */
+static uint64_t
+rng(void)
+{
+    uint64_t z = (rng_state += UINT64_C(0x9e3779b97f4a7c15));
+
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
+/* A valid frame of a random kind at 'p', addressed among a few guests,
+ * the port, own and routable addresses. */
+static size_t
+random_template(uint8_t *p)
+{
+    static const char *const v4[] = {
+        "10.1.1.5", "10.1.1.6", "10.1.1.254", "10.1.2.9", "0.0.0.0",
+        "10.1.1.255", "224.0.0.1",
+    };
+    static const char *const v6[] = {
+        "fd00:1:1::5", "fd00:1:1::6", "fd00:1:1::fe", "fd00:1:2::9", "::",
+        "fe80::ff:fe00:1", "ff02::1:ff00:9",
+    };
+    const struct eth_addr macs[] = { port_mac, mac_a, mac_b, mac_bcast };
+    struct eth_addr dst = macs[rng() % 4], src = macs[1 + rng() % 2];
+    const char *s4 = v4[rng() % 7], *d4 = v4[rng() % 7];
+    const char *s6 = v6[rng() % 7], *d6 = v6[rng() % 7];
+    uint8_t *l3;
+
+    switch (rng() % 6) {
+    case 0:
+        return l2t_arp(p, dst, src, 1 + rng() % 3, s4, d4);
+    case 1:
+        return l2t_nd(p, dst, src, s6, d6, 133 + rng() % 5, v6[rng() % 7],
+                      rng() % 2 ? &src : NULL, 255);
+    case 2:
+        l3 = l2t_put_eth(p, dst, src, ETH_TYPE_IP);
+        return ETH_HEADER_LEN + l2t_ip4_pkt(l3, s4, d4, 20 + rng() % 1600);
+    case 3:
+        l3 = l2t_put_eth(p, dst, src, ETH_TYPE_IPV6);
+        return ETH_HEADER_LEN + l2t_ip6_pkt(l3, s6, d6, 58 - rng() % 2 * 41,
+                                            64, rng() % 1600);
+    default:
+        for (size_t i = 0; i < 64; i++) {
+            p[i] = rng();
+        }
+        return rng() % 64;
+    }
+}
+
+static void
+test_l2_fuzz(int argc, char *argv[])
+{
+    uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 0) : 20260101;
+    long iterations = argc > 2 ? atol(argv[2]) : 30000;
+    uint8_t *buf = xmalloc(5 + 2048);
+    union l2t_frame f;
+
+    fprintf(stderr, "l2-fuzz: seed %"PRIu64", %ld iterations\n", seed,
+            iterations);
+    rng_state = seed;
+    for (long i = 0; i < iterations; i++) {
+        size_t len = random_template(f.b);
+        int flips = rng() % 8;
+
+        memcpy(buf + 5, f.b, len);
+        for (int j = 0; j < 5; j++) {
+            buf[j] = rng();
+        }
+        buf[1] &= 0x0f;                         /* At most ~4.5 min. */
+        for (int j = 0; j < flips && len; j++) {
+            buf[5 + rng() % len] = rng();
+        }
+        if (rng() % 4 == 0) {
+            len = rng() % (len + 1);            /* Truncate. */
+        }
+        LLVMFuzzerTestOneInput(buf, 5 + len);
+    }
+    fuzz_wg_l2_reset();
+    free(buf);
+}
+WGTEST_REGISTER("l2-fuzz", test_l2_fuzz);
