@@ -29,6 +29,7 @@
 #include "openvswitch/list.h"
 #include "openvswitch/thread.h"
 #include "packets.h"
+#include "smap.h"
 #include "wg-config.h"
 #include "udp-batch.h"
 
@@ -109,7 +110,10 @@ struct netdev_wireguard {
 
     /* UAPI socket. */
     struct wg_uapi_server *uapi;
-    char *uapi_error;
+    char *uapi_dir;             /* Directory it was asked for. */
+    char *uapi_error;           /* Why it is not served, or NULL. */
+    struct smap uapi_removed;   /* Database peers removed through the UAPI:
+                                 * name -> options fingerprint. */
 
     /* Offload state (see netdev-wireguard-io.c). */
     bool tso;                   /* userspace-tso was on at configuration. */

@@ -16,35 +16,146 @@
 
 #include <config.h>
 
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "netdev-wireguard-private.h"
+#include "openvswitch/vlog.h"
 #include "smap.h"
+#include "util.h"
+#include "wg-device.h"
+#include "wg-uapi.h"
 
-/* The UAPI socket of a wireguard port.  Not served yet: status says so. */
+/* The UAPI socket of a wireguard port, so that `wg show PORT` and
+ * `wg set PORT ...` work.  The directory is, in order: the interface's
+ * options:uapi_dir, the OVSWG_UAPI_DIR environment variable, or
+ * /var/run/wireguard (where wg(8) looks).  A relative directory is relative
+ * to OVS's run directory, which keeps sandboxes apart.
+ *
+ * Run-time changes made through the socket stay until the database options
+ * of what they changed change (see netdev-wireguard.c); a database peer
+ * removed through the socket stays removed until its options change. */
 
-void
-netdev_wg_uapi_update(struct netdev_wireguard *wg OVS_UNUSED,
-                      const struct wg_config *cfg OVS_UNUSED)
+VLOG_DEFINE_THIS_MODULE(netdev_wireguard_uapi);
+
+static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(1, 5);
+
+static uint16_t
+netdev_wg_uapi_get_listen_port(void *aux)
 {
+    struct netdev_wireguard *wg = aux;
+    return wg->bound_port;
+}
+
+static int
+netdev_wg_uapi_set_listen_port(void *aux, uint16_t port)
+{
+    return netdev_wg_set_listen_port(aux, port);
+}
+
+/* Run-time changes show in the interface's status column. */
+static void
+netdev_wg_uapi_changed(void *aux)
+{
+    struct netdev_wireguard *wg = aux;
+    netdev_change_seq_changed(&wg->up);
+}
+
+static void
+netdev_wg_uapi_peer_changed(void *aux, struct wg_peer *peer OVS_UNUSED)
+{
+    netdev_wg_uapi_changed(aux);
+}
+
+static void
+netdev_wg_uapi_peer_removing(void *aux, struct wg_peer *peer)
+{
+    struct netdev_wireguard *wg = aux;
+    struct netdev_wg_peer *np = wg_device_peer_get_user_data(peer);
+
+    if (np && np->name) {
+        smap_replace(&wg->uapi_removed, np->name, np->fingerprint);
+    }
+    netdev_wg_peer_destroy(wg, np);
+    wg_device_peer_set_user_data(peer, NULL);
+    netdev_wg_uapi_changed(wg);
+}
+
+static const struct wg_uapi_hooks netdev_wg_uapi_hooks = {
+    .get_listen_port = netdev_wg_uapi_get_listen_port,
+    .set_listen_port = netdev_wg_uapi_set_listen_port,
+    .private_key_changed = netdev_wg_uapi_changed,
+    .peer_changed = netdev_wg_uapi_peer_changed,
+    .peer_removing = netdev_wg_uapi_peer_removing,
+    .peers_replaced = netdev_wg_uapi_changed,
+};
+
+static const char *
+netdev_wg_uapi_dir(const struct wg_config *cfg)
+{
+    const char *env = getenv("OVSWG_UAPI_DIR");
+
+    return (cfg->uapi_dir ? cfg->uapi_dir
+            : env && env[0] ? env
+            : WG_UAPI_DEFAULT_DIR);
 }
 
 void
-netdev_wg_uapi_stop(struct netdev_wireguard *wg OVS_UNUSED)
+netdev_wg_uapi_update(struct netdev_wireguard *wg,
+                      const struct wg_config *cfg)
 {
+    const char *dir = netdev_wg_uapi_dir(cfg);
+    char *error = NULL;
+
+    if ((wg->uapi || wg->uapi_error) && wg->uapi_dir
+        && !strcmp(dir, wg->uapi_dir)) {
+        return;
+    }
+    netdev_wg_uapi_stop(wg);
+    wg->uapi_dir = xstrdup(dir);
+    if (wg_uapi_server_create(dir, netdev_get_name(&wg->up), wg->dev,
+                              &netdev_wg_uapi_hooks, wg, &wg->uapi,
+                              &error)) {
+        VLOG_INFO_RL(&rl, "%s: UAPI socket not served: %s",
+                     netdev_get_name(&wg->up), error);
+        wg->uapi_error = error;
+    }
 }
 
 void
-netdev_wg_uapi_run(struct netdev_wireguard *wg OVS_UNUSED)
+netdev_wg_uapi_stop(struct netdev_wireguard *wg)
 {
+    wg_uapi_server_destroy(wg->uapi);
+    wg->uapi = NULL;
+    free(wg->uapi_error);
+    wg->uapi_error = NULL;
+    free(wg->uapi_dir);
+    wg->uapi_dir = NULL;
 }
 
 void
-netdev_wg_uapi_wait(struct netdev_wireguard *wg OVS_UNUSED)
+netdev_wg_uapi_run(struct netdev_wireguard *wg)
 {
+    if (wg->uapi) {
+        wg_uapi_server_run(wg->uapi);
+    }
 }
 
 void
-netdev_wg_uapi_status(const struct netdev_wireguard *wg OVS_UNUSED,
-                      struct smap *smap)
+netdev_wg_uapi_wait(struct netdev_wireguard *wg)
 {
-    smap_add(smap, "uapi_socket", "not served by this build");
+    if (wg->uapi) {
+        wg_uapi_server_wait(wg->uapi);
+    }
+}
+
+void
+netdev_wg_uapi_status(const struct netdev_wireguard *wg, struct smap *smap)
+{
+    if (wg->uapi) {
+        smap_add(smap, "uapi_socket", wg_uapi_server_path(wg->uapi));
+    } else if (wg->uapi_error) {
+        smap_add(smap, "uapi_error", wg->uapi_error);
+    }
 }

@@ -103,6 +103,7 @@ netdev_wireguard_construct(struct netdev *netdev)
     wg->mac = netdev_wireguard_stable_mac(netdev_get_name(netdev));
     wg->mtu = NETDEV_WG_DEFAULT_MTU;
     wg_config_init(&wg->cfg);
+    smap_init(&wg->uapi_removed);
     wg->dev = wg_device_create(&hooks, wg);
     wg_device_set_mtu(wg->dev, wg->mtu);
     netdev_wg_io_init(wg);
@@ -128,6 +129,7 @@ netdev_wireguard_destruct(struct netdev *netdev)
     wg_device_destroy(wg->dev);
     netdev_wg_io_destroy(wg);
     wg_config_destroy(&wg->cfg);
+    smap_destroy(&wg->uapi_removed);
     ovs_mutex_unlock(&wg->mutex);
     ovs_mutex_destroy(&wg->mutex);
 }
@@ -312,8 +314,14 @@ netdev_wg_apply_peers(struct netdev_wireguard *wg, struct wg_config *cfg)
         netdev_wg_peer_remove(wg, peer);
     }
 
-    /* Add new and changed peers. */
+    /* Add new and changed peers, except those removed through the UAPI
+     * whose database options did not change since. */
     HMAP_FOR_EACH (cp, node, &cfg->peers) {
+        const char *removed = smap_get(&wg->uapi_removed, cp->name);
+        if (removed && !strcmp(removed, cp->fingerprint)) {
+            continue;
+        }
+        smap_remove(&wg->uapi_removed, cp->name);
         if (!netdev_wg_find_named_peer(wg, cp->name)) {
             char *err = netdev_wg_peer_add(wg, cp);
             if (err) {
@@ -332,14 +340,17 @@ netdev_wg_apply_private_key(struct netdev_wireguard *wg,
     uint8_t cur[WG_KEY_LEN];
     bool has_cur = wg_device_get_private_key(wg->dev, cur);
 
-    if (cfg->has_private_key
+    /* Only a change of the database's key is applied, so that a key set
+     * through the UAPI stays until the database's changes. */
+    bool db_changed = (!wg->configured
+                       || cfg->has_private_key != wg->cfg.has_private_key
+                       || !wg_crypto_equal(cfg->private_key,
+                                           wg->cfg.private_key, WG_KEY_LEN));
+    if (db_changed && cfg->has_private_key
         && (!has_cur || !wg_crypto_equal(cur, cfg->private_key,
                                          WG_KEY_LEN))) {
         wg_device_set_private_key(wg->dev, cfg->private_key);
-    } else if (!cfg->has_private_key && has_cur
-               && wg->configured && wg->cfg.has_private_key) {
-        /* The database no longer has a key (one set through the UAPI while
-         * the database had none is kept). */
+    } else if (db_changed && !cfg->has_private_key && has_cur) {
         wg_device_set_private_key(wg->dev, NULL);
     }
     wg_crypto_wipe(cur, sizeof cur);
@@ -387,7 +398,7 @@ netdev_wg_open_sockets(int port, const struct wg_config *cfg,
         }
         free(err6);             /* Ephemeral port taken for IPv6: retry. */
     }
-    *errp = xstrdup("no UDP port free for both IPv4 and IPv6.");
+    *errp = xstrdup("no UDP port free for both IPv4 and IPv6");
     return EADDRINUSE;
 }
 
@@ -395,8 +406,11 @@ static int
 netdev_wg_apply_sockets(struct netdev_wireguard *wg,
                         const struct wg_config *cfg, char **errp)
 {
+    /* Like the private key, only a change in the database moves the port
+     * (a port set through the UAPI stays). */
     bool reopen = !wg->sock4
-                  || (cfg->listen_port
+                  || (wg->configured
+                      && cfg->listen_port != wg->cfg.listen_port
                       && cfg->listen_port != wg->bound_port);
 
     if (reopen) {

@@ -70,7 +70,7 @@ pkt_csum_add64(uint64_t a, uint64_t b)
 }
 
 /* Returns the 16-bit ones'-complement fold of 'acc'. */
-static uint32_t
+static inline uint32_t
 pkt_csum_acc_fold(const struct pkt_csum_acc *acc)
 {
     uint64_t s = pkt_csum_add64(acc->sum[0], acc->sum[1]);

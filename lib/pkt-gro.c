@@ -21,7 +21,6 @@
 #include <string.h>
 
 #include "csum.h"
-#include "hash.h"
 #include "packets.h"
 #include "pkt-csum.h"
 #include "pkt-gso.h"
@@ -141,11 +140,27 @@ pkt_gro_parse(const struct pkt_gro_pkt *pkt, struct pkt_gro_seg *seg)
     return true;
 }
 
+/* Returns a cheap hash of 'key', only used to skip most full compares. */
+static uint32_t
+pkt_gro_key_hash(const struct pkt_gro_key *key)
+{
+    const uint8_t *p = (const uint8_t *) key;
+    uint32_t hash = key->ipv6;
+
+    for (size_t i = 0; i + 4 <= offsetof(struct pkt_gro_key, ipv6); i += 4) {
+        uint32_t w;
+
+        memcpy(&w, p + i, sizeof w);
+        hash = (hash ^ w) * 0x9e3779b1;
+    }
+    return hash;
+}
+
 /* Returns the flow of 'seg', adding it if new. */
 static struct pkt_gro_flow *
 pkt_gro_flow_lookup(struct pkt_gro_ctx *ctx, const struct pkt_gro_seg *seg)
 {
-    uint32_t hash = hash_bytes(&seg->key, sizeof seg->key, 0);
+    uint32_t hash = pkt_gro_key_hash(&seg->key);
     struct pkt_gro_flow *flow;
 
     for (size_t i = 0; i < ctx->n_flows; i++) {

@@ -38,6 +38,10 @@
 #define UDP_CSUM_OFS offsetof(struct udp_header, udp_csum)
 #define SCTP_CSUM_OFS offsetof(struct sctp_header, sctp_csum)
 
+/* pkt_gso_job_sums() zeroes these pairs of fields together. */
+BUILD_ASSERT_DECL(IP4_OFS(ip_id) == IP4_OFS(ip_tot_len) + 2);
+BUILD_ASSERT_DECL(TCP_OFS(tcp_urg) == TCP_OFS(tcp_csum) + 2);
+
 static inline uint16_t
 pkt_gso_get16(const uint8_t *p)
 {
@@ -207,7 +211,11 @@ struct pkt_gso_job {
     const uint8_t *pkt;         /* The super-packet. */
     struct pkt_gso_info info;
     size_t hdr_len;             /* IP + TCP header bytes. */
-    uint32_t pseudo;            /* Pseudo-header sum without the length. */
+    uint32_t ip_base;           /* IPv4 header sum without the fields that
+                                 * change per segment. */
+    uint32_t tcp_base;          /* Pseudo-header sum without the length,
+                                 * plus the TCP header sum without the
+                                 * fields that change per segment. */
     uint16_t ip_id;             /* IPv4 identification of the first. */
     uint16_t flags;             /* TCP flags of the super-packet. */
     uint32_t seq;               /* TCP sequence number of the first. */
@@ -224,22 +232,27 @@ pkt_gso_fix_ip(const struct pkt_gso_job *job, uint8_t *out, size_t idx,
         pkt_gso_put16(out + IP6_PLEN_OFS,
                       job->hdr_len - IPV6_HEADER_LEN + payload);
     } else {
-        pkt_gso_put16(out + IP4_OFS(ip_tot_len), job->hdr_len + payload);
-        pkt_gso_put16(out + IP4_OFS(ip_id), job->ip_id + idx);
-        pkt_gso_put16(out + IP4_OFS(ip_csum), 0);
-        pkt_gso_put_csum(out + IP4_OFS(ip_csum),
-                         pkt_csum(out, job->info.l3_len));
+        ovs_be16 tot_len = htons(job->hdr_len + payload);
+        ovs_be16 id = htons((uint16_t) (job->ip_id + idx));
+        uint32_t sum = csum_add16(csum_add16(job->ip_base, tot_len), id);
+
+        put_unaligned_be16((ovs_be16 *) (out + IP4_OFS(ip_tot_len)), tot_len);
+        put_unaligned_be16((ovs_be16 *) (out + IP4_OFS(ip_id)), id);
+        pkt_gso_put_csum(out + IP4_OFS(ip_csum), csum_finish(sum));
     }
 }
 
 /* Sets the TCP header fields, except the checksum, of the segment at 'tcp'
- * whose payload starts 'ofs' bytes into the super-packet's payload. */
-static void
+ * whose payload starts 'ofs' bytes into the super-packet's payload.
+ * Returns the partial sum of the fields it set. */
+static uint32_t
 pkt_gso_fix_tcp(const struct pkt_gso_job *job, uint8_t *tcp, size_t ofs,
                 bool first, bool last)
 {
     uint16_t flags = job->flags;
     uint16_t urg = job->urg;
+    ovs_be32 seq;
+    ovs_be16 ctl;
 
     if (!last) {
         flags &= ~(TCP_FIN | TCP_PSH);
@@ -255,11 +268,12 @@ pkt_gso_fix_tcp(const struct pkt_gso_job *job, uint8_t *tcp, size_t ofs,
             urg = 0;
         }
     }
-    pkt_gso_put32(tcp + TCP_OFS(tcp_seq), job->seq + ofs);
-    pkt_gso_put16(tcp + TCP_OFS(tcp_ctl),
-                  (job->info.l4_len / 4) << 12 | flags);
+    seq = htonl(job->seq + ofs);
+    ctl = htons((job->info.l4_len / 4) << 12 | flags);
+    put_unaligned_be32((ovs_be32 *) (tcp + TCP_OFS(tcp_seq)), seq);
+    put_unaligned_be16((ovs_be16 *) (tcp + TCP_OFS(tcp_ctl)), ctl);
     pkt_gso_put16(tcp + TCP_OFS(tcp_urg), urg);
-    pkt_gso_put16(tcp + TCP_OFS(tcp_csum), 0);
+    return csum_add16(csum_add16(csum_add32(0, seq), ctl), htons(urg));
 }
 
 /* Writes segment 'idx' of 'job' (payload bytes 'ofs' to 'ofs' + 'payload'
@@ -268,19 +282,39 @@ static void
 pkt_gso_write_seg(const struct pkt_gso_job *job, uint8_t *out, size_t idx,
                   size_t ofs, size_t payload, bool last)
 {
-    size_t l3_len = job->info.l3_len;
-    uint8_t *tcp = out + l3_len;
+    uint8_t *tcp = out + job->info.l3_len;
     uint32_t sum;
 
     memcpy(out, job->pkt, job->hdr_len);
     pkt_gso_fix_ip(job, out, idx, payload);
-    pkt_gso_fix_tcp(job, tcp, ofs, idx == 0, last);
-
-    sum = pkt_gso_pseudo_len(job->pseudo, job->info.l4_len + payload);
-    sum = pkt_csum_partial(tcp, job->info.l4_len, sum);
+    sum = pkt_gso_fix_tcp(job, tcp, ofs, idx == 0, last) + job->tcp_base;
+    sum = pkt_gso_pseudo_len(sum, job->info.l4_len + payload);
     sum = pkt_csum_copy(out + job->hdr_len, job->pkt + job->hdr_len + ofs,
                         payload, sum);
     pkt_gso_put_csum(tcp + TCP_OFS(tcp_csum), csum_finish(sum));
+}
+
+/* Computes the header sums of 'job' that every segment starts from: the
+ * headers with the fields that change per segment zeroed. */
+static void
+pkt_gso_job_sums(struct pkt_gso_job *job)
+{
+    const uint8_t *tcp = job->pkt + job->info.l3_len;
+    uint8_t hdr[60];            /* Largest IPv4 or TCP header. */
+
+    if (!job->info.ipv6) {
+        memcpy(hdr, job->pkt, job->info.l3_len);
+        memset(hdr + IP4_OFS(ip_tot_len), 0, 4);        /* And ip_id. */
+        memset(hdr + IP4_OFS(ip_csum), 0, 2);
+        job->ip_base = pkt_csum_partial(hdr, job->info.l3_len, 0);
+    }
+    memcpy(hdr, tcp, job->info.l4_len);
+    memset(hdr + TCP_OFS(tcp_seq), 0, 4);
+    memset(hdr + TCP_OFS(tcp_ctl), 0, 2);
+    memset(hdr + TCP_OFS(tcp_csum), 0, 4);              /* And tcp_urg. */
+    job->tcp_base = pkt_csum_partial(hdr, job->info.l4_len,
+                                     pkt_gso_pseudo_base(job->pkt,
+                                                         &job->info));
 }
 
 /* Initializes 'job' for the TCP packet 'pkt' of 'len' bytes. */
@@ -297,11 +331,11 @@ pkt_gso_job_init(struct pkt_gso_job *job, const uint8_t *pkt, size_t len)
     tcp = pkt + job->info.l3_len;
     job->pkt = pkt;
     job->hdr_len = job->info.l3_len + job->info.l4_len;
-    job->pseudo = pkt_gso_pseudo_base(pkt, &job->info);
     job->ip_id = job->info.ipv6 ? 0 : pkt_gso_get16(pkt + IP4_OFS(ip_id));
     job->flags = pkt_gso_get16(tcp + TCP_OFS(tcp_ctl)) & 0x0fff;
     job->seq = pkt_gso_get32(tcp + TCP_OFS(tcp_seq));
     job->urg = pkt_gso_get16(tcp + TCP_OFS(tcp_urg));
+    pkt_gso_job_sums(job);
     return 0;
 }
 

@@ -238,20 +238,20 @@ wg_config_read_key_file(const char *path, const char *what,
     fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0 || fstat(fd, &st)) {
         error = errno;
-        *errp = xasprintf("%s %s cannot be read (%s).", what, path,
+        *errp = xasprintf("%s %s cannot be read (%s)", what, path,
                           ovs_strerror(error));
         goto out;
     }
     if (st.st_mode & (S_IROTH | S_IWOTH)) {
         error = EACCES;
         *errp = xasprintf("%s %s is accessible by other users: "
-                          "refusing it (run chmod 600 on it).", what, path);
+                          "refusing it (run chmod 600 on it)", what, path);
         goto out;
     }
     n = read(fd, buf, sizeof buf - 1);
     if (n < 0) {
         error = errno;
-        *errp = xasprintf("%s %s cannot be read (%s).", what, path,
+        *errp = xasprintf("%s %s cannot be read (%s)", what, path,
                           ovs_strerror(error));
         goto out;
     }
@@ -261,7 +261,7 @@ wg_config_read_key_file(const char *path, const char *what,
     }
     if (!wg_crypto_key_from_base64(key, buf)) {
         error = EINVAL;
-        *errp = xasprintf("%s %s does not hold a base64 32-byte key.",
+        *errp = xasprintf("%s %s does not hold a base64 32-byte key",
                           what, path);
     }
 out:
@@ -287,12 +287,12 @@ parse_key_option(const struct smap *args, const char *name,
 
     *has = false;
     if (inline_key && file) {
-        *errp = xasprintf("%s and %s are mutually exclusive.", name,
+        *errp = xasprintf("%s and %s are mutually exclusive", name,
                           file_opt);
         error = EINVAL;
     } else if (inline_key) {
         if (!wg_crypto_key_from_base64(key, inline_key)) {
-            *errp = xasprintf("%s is not a base64 32-byte key.", name);
+            *errp = xasprintf("%s is not a base64 32-byte key", name);
             error = EINVAL;
         } else {
             *has = true;
@@ -520,7 +520,7 @@ parse_peers(const struct smap *args, struct wg_config *cfg)
         const char *dot = strchr(key + plen, '.');
         if (!dot || !valid_peer_name(key + plen, dot - key - plen)) {
             err = xasprintf("option \"%s\" is not peer.<name>.<key> with a "
-                            "name of letters, digits, '-' and '_'.", key);
+                            "name of letters, digits, '-' and '_'", key);
         } else {
             sset_add_and_free(&names, xmemdup0(key + plen,
                                                dot - key - plen));
@@ -547,13 +547,13 @@ parse_interface_options(const struct smap *args, struct wg_config *cfg)
         if (strncmp(node->key, WG_CONFIG_PEER_PREFIX,
                     strlen(WG_CONFIG_PEER_PREFIX))
             && !is_interface_option(node->key)) {
-            return xasprintf("unknown option \"%s\".", node->key);
+            return xasprintf("unknown option \"%s\"", node->key);
         }
     }
     s = smap_get(args, "listen_port");
     if (s && !parse_port(s, &cfg->listen_port)) {
         return xasprintf("listen_port \"%s\" is not a UDP port number "
-                         "(0 to 65535).", s);
+                         "(0 to 65535)", s);
     }
     s = smap_get(args, "address");
     cfg->address = s && s[0] ? xstrdup(s) : NULL;
@@ -569,7 +569,7 @@ parse_interface_options(const struct smap *args, struct wg_config *cfg)
         s = smap_get(args, switches[i].name);
         if (s && !parse_bool(s, (bool *) ((char *) cfg
                                           + switches[i].offset))) {
-            return xasprintf("%s must be true or false, not \"%s\".",
+            return xasprintf("%s must be true or false, not \"%s\"",
                              switches[i].name, s);
         }
     }
@@ -601,7 +601,7 @@ wg_config_parse(const struct smap *args, struct wg_config *cfg, char **errp)
     if (cfg->has_private_key) {
         uint8_t pub[WG_KEY_LEN];
         if (!wg_crypto_public_key(pub, cfg->private_key)) {
-            *errp = xstrdup("private key is not a usable X25519 key.");
+            *errp = xstrdup("private key is not a usable X25519 key");
             return EINVAL;
         }
     }

@@ -242,17 +242,18 @@ wg_l2_frag_next(struct wg_l2_frag *f, void *out_, size_t out_size)
     struct ip_header *out = out_;
     bool first = f->pos == f->hlen;
     size_t hlen = first ? f->hlen : IP_HEADER_LEN + f->opts_len;
+    size_t limit = MIN(f->mtu, out_size);
     size_t n = f->tot_len - f->pos;
-    bool last = hlen + n <= f->mtu;
+    bool last = hlen + n <= limit;
     uint16_t off;
 
     if (f->pos >= f->tot_len) {
         return 0;
     }
+    ovs_assert(limit >= hlen + 8);
     if (!last) {
-        n = (f->mtu - hlen) & ~(size_t) 7;
+        n = (limit - hlen) & ~(size_t) 7;
     }
-    ovs_assert(out_size >= hlen + n);
     memcpy(out, f->ip, IP_HEADER_LEN);
     if (first) {
         memcpy(out + 1, f->ip + IP_HEADER_LEN, hlen - IP_HEADER_LEN);

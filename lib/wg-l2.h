@@ -55,7 +55,27 @@
  * MTU helpers for oversized packets from the bridge: wg_l2_mtu_check(),
  * wg_l2_icmp_too_big() (ICMPv4 fragmentation needed / ICMPv6 packet too
  * big, as a frame back into the bridge) and the IPv4 fragmenter
- * wg_l2_frag_start() / wg_l2_frag_next(). */
+ * wg_l2_frag_start() / wg_l2_frag_next().
+ *
+ * Choices:
+ *   - IP frames go to WireGuard only if addressed to the port's MAC (a
+ *     NORMAL bridge floods unknown unicast to every port); link-local IPv6
+ *     never leaves the link; VLAN-tagged frames are dropped (the bridge
+ *     strips tags on access ports).
+ *   - A Neighbor Advertisement for the port's own addresses (and for its
+ *     link-local address) carries Router, Solicited and Override; a proxied
+ *     one only Solicited, so that a real owner's answer wins.
+ *   - An ARP request for an unknown destination comes from an own address
+ *     in the destination's prefix, else from the inner packet's source (a
+ *     remote address the guest reaches through this port anyway), else
+ *     from any own IPv4 address, else from 0.0.0.0 (which Linux answers,
+ *     but which a guest probing for that address would take as a
+ *     conflict).  An NS comes from an own address in the target's prefix,
+ *     else from the port's EUI-64 link-local address; both carry the
+ *     port's MAC as link-layer option.
+ *   - ICMP errors come from an own address of the family (preferring one
+ *     whose prefix holds the sender), else from the offending packet's
+ *     destination. */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -319,8 +339,11 @@ struct wg_l2_frag {
 bool wg_l2_frag_start(struct wg_l2_frag *f, const void *ip, size_t len,
                       unsigned int mtu);
 
-/* Writes the next fragment to 'out' (at least 'mtu' bytes, 'out_size') and
- * returns its length, or 0 when all fragments were written. */
+/* Writes the next fragment to 'out' and returns its length, or 0 when all
+ * fragments were written.  A fragment takes at most MIN('mtu', 'out_size')
+ * bytes, which must leave room for 8 bytes of payload after the header
+ * (asserted); an 'out_size' of at least 'mtu' gives the fewest
+ * fragments. */
 size_t wg_l2_frag_next(struct wg_l2_frag *f, void *out, size_t out_size);
 
 #endif /* wg-l2.h */

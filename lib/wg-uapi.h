@@ -147,7 +147,7 @@ void wg_uapi_ds_wipe(struct ds *ds);
 /* Bounds on clients. */
 #define WG_UAPI_MAX_REQUEST (1024 * 1024)   /* Bytes of one request. */
 #define WG_UAPI_MAX_CLIENTS 16              /* Open connections. */
-#define WG_UAPI_CLIENT_TIMEOUT_MS 10000     /* Idle connection lifetime. */
+#define WG_UAPI_CLIENT_TIMEOUT_MS 10000     /* Connection lifetime. */
 
 struct wg_uapi_server;
 
@@ -180,6 +180,11 @@ void wg_uapi_server_wait(struct wg_uapi_server *server);
 /* Points the server at another device (e.g. after the port rebuilt it). */
 void wg_uapi_server_set_device(struct wg_uapi_server *server,
                                struct wg_device *dev);
+
+/* Sets how long a connection may stay open, for new connections
+ * (default WG_UAPI_CLIENT_TIMEOUT_MS). */
+void wg_uapi_server_set_timeout(struct wg_uapi_server *server,
+                                int timeout_ms);
 
 /* Absolute path of the socket file. */
 const char *wg_uapi_server_path(const struct wg_uapi_server *server);

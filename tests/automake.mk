@@ -27,9 +27,14 @@ TESTSUITE_AT = \
 	tests/testsuite.at \
 	tests/skip-macros.at \
 	tests/pkt-csum.at \
+	tests/pkt-gro.at \
+	tests/pkt-gso.at \
+	tests/wg-device.at \
+	tests/wg-uapi.at \
 	tests/udp-batch.at \
 	tests/wg-crypto.at \
 	tests/wg-allowedips.at \
+	tests/wg-l2.at \
 	tests/wg-ratelimiter.at \
 	tests/wg-replay.at \
 	tests/wireguard-macros.at \
@@ -41,10 +46,11 @@ SYSTEM_TESTSUITE_AT = \
 	tests/skip-macros.at \
 	tests/system-macros.at \
 	tests/system-wireguard.at \
-	tests/system-wg-interop.at
+	tests/system-wg-interop.at \
+	tests/system-bench.at
 
 EXTRA_DIST += $(TESTSUITE_AT) $(SYSTEM_TESTSUITE_AT) tests/atlocal.in \
-	tests/wg-frames.py
+	tests/wg-frames.py tests/system-relay.py
 
 TESTSUITE = tests/testsuite
 SYSTEM_TESTSUITE = tests/system-testsuite
@@ -107,6 +113,31 @@ check-system: all $(SYSTEM_TESTSUITE) tests/ovs-links.stamp tests/atconfig \
 	  if test -s tests/system-testsuite-skips.log; then \
 	    echo "Skipped tests and why:"; cat tests/system-testsuite-skips.log; \
 	  fi; exit $$rc
+
+# libFuzzer targets, built with clang when configure found one that supports
+# -fsanitize=fuzzer; the suites run each for a bounded number of inputs and
+# skip, saying why, when they are not built.
+FUZZ_SOURCES = \
+	tests/fuzz-pkt-gro.c \
+	tests/fuzz-wg-device.c \
+	tests/fuzz-wg-uapi.c
+FUZZ_TARGETS = $(FUZZ_SOURCES:.c=)
+FUZZ_LIB = $(filter lib/wg-% lib/pkt-% lib/udp-batch%, \
+	$(filter %.c,$(lib_libovswireguard_la_SOURCES)))
+FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined
+EXTRA_DIST += $(FUZZ_SOURCES) tests/fuzz-wg-uapi.dict
+CLEANFILES += $(FUZZ_TARGETS)
+if HAVE_FUZZER
+noinst_DATA += $(FUZZ_TARGETS)
+endif
+$(FUZZ_TARGETS): %: %.c $(FUZZ_LIB)
+	$(AM_V_GEN)$(FUZZ_CC) $(FUZZ_CFLAGS) $(AM_CPPFLAGS) $(SODIUM_CFLAGS) \
+	  -o $@ $< $(FUZZ_EXTRA) $(addprefix $(srcdir)/,$(FUZZ_LIB)) \
+	  $(OVS_BUILDDIR)/lib/.libs/libopenvswitch.a \
+	  $(wildcard $(OVS_BUILDDIR)/lib/.libs/libopenvswitchavx512.a) \
+	  $(SODIUM_LIBS) -lssl $(LIBCRYPTO_LIBS) -latomic -lm -lpthread
+
+tests/fuzz-pkt-gro: FUZZ_EXTRA = $(srcdir)/tests/test-pkt-util.c
 
 # OVS's utilities/checkpatch.py, from the OVS tree, over our C files.
 STYLE_FILES = $(filter %.c %.h,$(lib_libovswireguard_la_SOURCES) \

@@ -30,9 +30,10 @@
  * Input: 5 control bytes, then an Ethernet frame.  Bytes 0-1 advance the
  * clock (x8 ms), byte 2 holds flags (bit 0: route everything; bit 1:
  * change the own addresses to the set chosen by byte 3), byte 3 picks the
- * MTU (68 + 6 * b) and byte 4 the ICMP buffer size.  Each input goes
- * through every entry point, on exactly-sized heap copies so that the
- * sanitizers catch any access outside them, and every output is checked.
+ * MTU (68 + 6 * b) and byte 4 the ICMP and fragment buffer sizes.  Each
+ * input goes through every entry point, on exactly-sized heap copies so
+ * that the sanitizers catch any access outside them, and every output is
+ * checked.
  * The adapter state persists across inputs (small limits, so that
  * eviction, queue bounds and timeouts happen). */
 
@@ -42,9 +43,8 @@ void fuzz_wg_l2_reset(void);
 #define FUZZ_CHECK(COND)                                                \
     do {                                                                \
         if (!(COND)) {                                                  \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__,      \
-                    __LINE__, #COND);                                   \
-            abort();                                                    \
+            ovs_abort(0, "%s:%d: check failed: %s", __FILE__, __LINE__, \
+                      #COND);                                           \
         }                                                               \
     } while (0)
 
@@ -158,9 +158,9 @@ fuzz_icmp(const uint8_t *frame, size_t len, unsigned int mtu,
 }
 
 static void
-fuzz_frag(const uint8_t *ip, size_t len, unsigned int mtu)
+fuzz_frag(const uint8_t *ip, size_t len, unsigned int mtu, size_t out_size)
 {
-    uint8_t *out = xmalloc(mtu);
+    uint8_t *out = xmalloc(out_size);
     struct wg_l2_frag f;
     size_t n, total = 0, count = 0;
 
@@ -169,10 +169,11 @@ fuzz_frag(const uint8_t *ip, size_t len, unsigned int mtu)
         free(out);
         return;
     }
-    while ((n = wg_l2_frag_next(&f, out, mtu)) > 0) {
+    while ((n = wg_l2_frag_next(&f, out, out_size)) > 0) {
         size_t hlen = (out[0] & 15) * 4;
 
-        FUZZ_CHECK(n <= mtu && hlen >= IP_HEADER_LEN && hlen <= n);
+        FUZZ_CHECK(n <= MIN(mtu, out_size));
+        FUZZ_CHECK(hlen >= IP_HEADER_LEN && hlen <= n);
         FUZZ_CHECK(!csum(out, hlen));
         total += n - hlen;
         FUZZ_CHECK(++count <= 8192);
@@ -237,7 +238,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         uint8_t *l3 = fuzz_copy(frame + ETH_HEADER_LEN,
                                 len - ETH_HEADER_LEN);
 
-        fuzz_frag(l3, len - ETH_HEADER_LEN, mtu);
+        /* Fragment buffers of 68 to 'mtu' bytes. */
+        fuzz_frag(l3, len - ETH_HEADER_LEN, mtu,
+                  68 + (mtu - 68) * data[4] / 255);
         fuzz_to_bridge(l3, len - ETH_HEADER_LEN);
         free(l3);
     }

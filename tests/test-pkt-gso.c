@@ -279,6 +279,7 @@ segment_err(const uint8_t *pkt, size_t len, size_t mss, struct slots *s,
 static void
 test_gso_errors(uint8_t *pkt, struct slots *s)
 {
+    struct pkt_gso_info info;
     size_t len;
 
     slots_init(s, MAX_SLOTS, SLOT_SIZE, 0);
@@ -326,8 +327,18 @@ test_gso_errors(uint8_t *pkt, struct slots *s)
     WGTEST_CHECK(segment_err(pkt, len, 1000, s, 3) == 0);
     pkt[6] = IPPROTO_ROUTING;
     WGTEST_CHECK(segment_err(pkt, len, 1000, s, 3) == EINVAL);
+    WGTEST_CHECK(pkt_gso_parse(pkt, len, &info) == EINVAL);
     pkt[6] = IPPROTO_FRAGMENT;
     WGTEST_CHECK(segment_err(pkt, len, 1000, s, 3) == EINVAL);
+    WGTEST_CHECK(pkt_gso_parse(pkt, len, &info) == EINVAL);
+    pkt[6] = IPPROTO_DSTOPTS;
+    pkt[40] = IPPROTO_ROUTING;              /* After the options header. */
+    WGTEST_CHECK(pkt_gso_parse(pkt, len, &info) == EINVAL);
+    pkt[40] = IPPROTO_ICMPV6;               /* Other protocols parse. */
+    WGTEST_CHECK(!pkt_gso_parse(pkt, len, &info));
+    WGTEST_CHECK(info.l4_proto == IPPROTO_ICMPV6 && info.l4_len == 0);
+    WGTEST_CHECK(info.l3_len == 48 && info.payload_len == len - 48);
+    pkt[40] = IPPROTO_TCP;
     pkt[6] = IPPROTO_DSTOPTS;
     pkt[41] = 200;                          /* Extension past the end. */
     test_pkt_put16(pkt + 4, 100);

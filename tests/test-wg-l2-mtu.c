@@ -309,34 +309,49 @@ check_fragment(const uint8_t *fr, size_t n, const uint8_t *o, size_t hlen,
     return last;
 }
 
+/* Fragments the packet of 'c' into buffers of 'out_size' bytes (at most
+ * 'c->mtu' is used) and checks every fragment and the reassembly. */
+static void
+frag_one(const struct frag_case *c, size_t out_size, uint8_t *orig,
+         uint8_t *reasm)
+{
+    struct frag_case lim = *c;
+    size_t hlen = mk_frag_orig(orig, c);
+    size_t payload = c->tot - hlen, pos = 0, n_frags = 0, n, first, later;
+    uint8_t *fr = xmalloc(out_size);
+    struct wg_l2_frag f;
+    bool last = false;
+
+    lim.mtu = MIN(c->mtu, out_size);
+    first = (lim.mtu - hlen) & ~7;
+    later = (lim.mtu - 20 - (c->opts ? 8 : 0)) & ~7;
+    fprintf(stderr, "frag: %zu bytes, mtu %u, buffer %zu\n", c->tot, c->mtu,
+            out_size);
+    WGTEST_CHECK(wg_l2_frag_start(&f, orig, c->tot, c->mtu));
+    while ((n = wg_l2_frag_next(&f, fr, out_size)) > 0) {
+        WGTEST_CHECK(!last);
+        last = check_fragment(fr, n, orig, hlen, &lim, reasm, &pos);
+        n_frags++;
+    }
+    WGTEST_CHECK(last && pos == payload);
+    WGTEST_CHECK(n_frags == 1 + DIV_ROUND_UP(payload - MIN(payload, first),
+                                             later));
+    WGTEST_CHECK_MEM(reasm, orig + hlen, payload);
+    WGTEST_CHECK(!wg_l2_frag_next(&f, fr, out_size));
+    free(fr);
+}
+
 static void
 test_l2_frag(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
 {
     uint8_t *orig = xmalloc(65536), *reasm = xmalloc(65536);
-    uint8_t *fr = xmalloc(2048);
 
     for (size_t i = 0; i < ARRAY_SIZE(frag_cases); i++) {
         const struct frag_case *c = &frag_cases[i];
-        size_t hlen = mk_frag_orig(orig, c);
-        size_t payload = c->tot - hlen, pos = 0, n_frags = 0, n;
-        size_t first = (c->mtu - hlen) & ~7;
-        size_t later = (c->mtu - 20 - (c->opts ? 8 : 0)) & ~7;
-        struct wg_l2_frag f;
-        bool last = false;
 
-        fprintf(stderr, "frag: %zu bytes, mtu %u\n", c->tot, c->mtu);
-        WGTEST_CHECK(wg_l2_frag_start(&f, orig, c->tot, c->mtu));
-        while ((n = wg_l2_frag_next(&f, fr, c->mtu)) > 0) {
-            WGTEST_CHECK(!last);
-            last = check_fragment(fr, n, orig, hlen, c, reasm, &pos);
-            n_frags++;
-        }
-        WGTEST_CHECK(last && pos == payload);
-        WGTEST_CHECK(n_frags == 1 + DIV_ROUND_UP(payload - MIN(payload,
-                                                               first),
-                                                 later));
-        WGTEST_CHECK_MEM(reasm, orig + hlen, payload);
-        WGTEST_CHECK(!wg_l2_frag_next(&f, fr, c->mtu));
+        frag_one(c, c->mtu, orig, reasm);
+        frag_one(c, c->mtu + 100, orig, reasm);
+        frag_one(c, MAX(44, c->mtu * 2 / 3), orig, reasm);
     }
 
     /* Refused: DF, fits, MTU below header + 8, bad option, not IPv4,
@@ -365,7 +380,6 @@ test_l2_frag(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     WGTEST_CHECK(!wg_l2_frag_start(&f, orig, 1500, 1420));
     free(orig);
     free(reasm);
-    free(fr);
 }
 WGTEST_REGISTER("l2-frag", test_l2_frag);
 

@@ -567,6 +567,8 @@ static const struct cls_case cls_cases[] = {
       WG_L2_EG_TO_PEER, WG_L2_R_OK },
     { "ipv6 multicast", ETH_ADDR_C(33, 33, 00, 00, 00, 16), ETH_TYPE_IPV6,
       "fd00:1:1::5", "ff02::16", T_NONE, DROP, WG_L2_R_IP6_MULTICAST },
+    { "ipv6 multicast, port MAC", PORT, ETH_TYPE_IPV6, "fd00:1:1::5",
+      "ff0e::1", T_NONE, DROP, WG_L2_R_IP6_MULTICAST },
     { "ipv6 link-local dst", PORT, ETH_TYPE_IPV6, "fe80::5", "fe80::9",
       T_NONE, DROP, WG_L2_R_IP6_LINK_LOCAL },
     { "ipv6 link-local src", PORT, ETH_TYPE_IPV6, "fe80::5", "fd00:1:2::9",

@@ -14,4 +14,5 @@
 
 # Scripts: the sandbox helper behind "./quickstart demo" and benchmarks.
 EXTRA_DIST += \
-	utilities/ovs-wg-demo
+	utilities/ovs-wg-demo \
+	utilities/ovs-wg-bench

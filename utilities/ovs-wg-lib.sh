@@ -23,7 +23,8 @@
 #
 # Variables the caller sets: WGT_PREFIX (names, default ovswg), WGT_DIR
 # (state directory), OVS_BUILDDIR (pinned OVS build), WG_BUILDDIR (this
-# project's build).
+# project's build), optionally WGT_KEEP_DIR (non-empty: wgt_stop leaves
+# WGT_DIR and its logs in place, as the system tests want).
 
 : "${WGT_PREFIX:=ovswg}"
 : "${WGT_DIR:=/tmp/$WGT_PREFIX}"
@@ -60,7 +61,7 @@ wgt_host_up() {
     for kv in "$@"; do
         wgt_on $n ovs-vsctl --no-wait set Open_vSwitch . "other_config:$kv"
     done
-    ip netns exec $ns env $(wgt_env $n) \
+    ip netns exec $ns env -u OVSWG_UAPI_DIR $(wgt_env $n) \
         "$WG_BUILDDIR/vswitchd/ovs-vswitchd" --detach --no-chdir --pidfile \
         --log-file -vconsole:off
     wgt_on $n ovs-vsctl add-br br0 -- set bridge br0 datapath_type=netdev
@@ -143,6 +144,131 @@ wgt_stop() {
         ip netns pids $ns 2>/dev/null | xargs -r kill 2>/dev/null
         ip netns del $ns
     done
-    rm -rf "$WGT_DIR"
+    if [ -z "${WGT_KEEP_DIR:-}" ]; then
+        rm -rf "$WGT_DIR"
+    fi
     rm -f /var/run/wireguard/$WGT_PREFIX*.sock
+}
+
+# The helpers below are used by the system tests (tests/system-wireguard.at)
+# and fit any script built on this topology.  Site N's guests use
+# 10.N.0.0/24 and fd00:N::/64; a wireguard port on host N owns 10.N.0.254 and
+# fd00:N::fe so that guests can route the other site through it.
+
+# wgt_port N PORT PEER_N ENDPOINT [KEY=VALUE...]: wireguard port PORT on
+# host N listening on UDP 51820, with one peer "hPEER_N" (host PEER_N's
+# key, allowed IPs: site PEER_N) at ENDPOINT ("IPv4:port", "[IPv6]:port", or
+# empty for none).  Each KEY=VALUE becomes options:KEY=VALUE, for example
+# udp_gso=false or peer.h2.persistent_keepalive=1.
+wgt_port() {
+    local n=$1 port=$2 pn=$3 ep=$4 kv
+    shift 4
+    for kv in "$@"; do
+        shift
+        set -- "$@" "options:$kv"
+    done
+    set -- "$@" "options:peer.h$pn.public_key=$(cat "$WGT_DIR/h$pn/wg.pub")" \
+        "options:peer.h$pn.allowed_ips=10.$pn.0.0/24,fd00:$pn::/64"
+    if [ -n "$ep" ]; then
+        set -- "$@" "options:peer.h$pn.endpoint=\"$ep\""
+    fi
+    wgt_on $n ovs-vsctl add-port br0 $port -- set interface $port \
+        type=wireguard options:private_key_file="$WGT_DIR/h$n/wg.key" \
+        options:listen_port=51820 \
+        options:address=10.$n.0.254/24,fd00:$n::fe/64 "$@"
+}
+
+# wgt_guest_routes N NAME PEER_N: guest NAME (on host N) reaches site
+# PEER_N through host N's wireguard port.
+wgt_guest_routes() {
+    local g=$WGT_PREFIX-g$2 n=$1 pn=$3
+    ip -n $g route add 10.$pn.0.0/24 via 10.$n.0.254
+    ip -n $g -6 route add fd00:$pn::/64 via fd00:$n::fe
+}
+
+# wgt_guest_no_offload NAME: turns off checksum offload, TSO and GSO on the
+# guest's eth0, as veth guests need with userspace-tso off: OVS 3.1 drops
+# their GSO packets ("Too big"), and without vnet_hdr it reads their
+# CHECKSUM_PARTIAL packets with an unfinished TCP/UDP checksum that it
+# forwards as is, so the far end drops them ("tx off").
+wgt_guest_no_offload() {
+    ip netns exec $WGT_PREFIX-g$1 ethtool -K eth0 tx off tso off gso off \
+        >/dev/null
+}
+
+# wgt_site N GUEST KIND PEER_N ENDPOINT [KEY=VALUE...]: one site of a
+# two-site tunnel: host N's wireguard port ${WGT_PREFIX}wN (wgt_port with
+# ENDPOINT and KEY=VALUE...) and guest GUEST attached by KIND ("tap" or
+# "veth"; "veth-nogso" also turns the guest's offloads off), with addresses
+# 10.N.0.1/24 and fd00:N::1/64, MTU 1420, and routes to site PEER_N.
+wgt_site() {
+    local n=$1 g=$2 kind=$3 pn=$4 ep=$5
+    shift 5
+    wgt_port $n ${WGT_PREFIX}w$n $pn "$ep" "$@" || return 1
+    case $kind in
+        tap) wgt_guest_tap $n $g ;;
+        veth*) wgt_guest_veth $n $g ;;
+        *) echo "wgt_site: unknown guest kind $kind" >&2; return 1 ;;
+    esac
+    wgt_guest_addr $g 1420 10.$n.0.1/24 fd00:$n::1/64
+    wgt_guest_routes $n $g $pn
+    if [ $kind = veth-nogso ]; then
+        wgt_guest_no_offload $g
+    fi
+}
+
+# wgt_counter N NAME: prints the coverage counter NAME of host N's
+# ovs-vswitchd (0 if it was never hit).
+wgt_counter() {
+    wgt_on $1 ovs-appctl coverage/read-counter $2
+}
+
+# wgt_udp_rx_counts N: prints two numbers for host N's IPv4 stack: IP
+# packets received (InReceives) and UDP datagrams read by sockets
+# (InDatagrams).  A UDP GSO packet from the underlay counts once in the
+# first; in the second once when the socket reads it whole with UDP_GRO,
+# once per segment otherwise.
+wgt_udp_rx_counts() {
+    ip netns exec $WGT_PREFIX-h$1 awk '
+        $1 == "Ip:" && $2 ~ /^[0-9]/ { ip = $4 }
+        $1 == "Udp:" && $2 ~ /^[0-9]/ { udp = $2 }
+        END { print ip, udp }' /proc/net/snmp
+}
+
+# wgt_capture_start N NAME FILTER...: captures the packets of host N's
+# underlay interface that match the pcap FILTER into $WGT_DIR/NAME.pcap,
+# in the background (its pid in $WGT_DIR/NAME.pid, which wgt_stop kills);
+# returns once tcpdump listens.
+wgt_capture_start() {
+    local n=$1 name=$2 i
+    shift 2
+    ip netns exec $WGT_PREFIX-h$n tcpdump -i ul$n$((3 - n)) -nn -U -s 128 \
+        -w "$WGT_DIR/$name.pcap" "$@" > /dev/null 2> "$WGT_DIR/$name.err" &
+    echo $! > "$WGT_DIR/$name.pid"
+    for i in $(seq 100); do
+        grep -q 'listening on' "$WGT_DIR/$name.err" && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+# wgt_capture_stop NAME: stops capture NAME.
+wgt_capture_stop() {
+    local pid i
+    pid=$(cat "$WGT_DIR/$1.pid")
+    kill $pid
+    for i in $(seq 50); do
+        # Gone, or a zombie (it may be the caller's child): written out.
+        grep -qs '^State:[[:space:]]*[^Z]' /proc/$pid/status || break
+        sleep 0.1
+    done
+    rm -f "$WGT_DIR/$1.pid"
+}
+
+# wgt_capture_count NAME [FILTER...]: prints how many packets of capture
+# NAME match FILTER.
+wgt_capture_count() {
+    local name=$1
+    shift
+    tcpdump -nn -r "$WGT_DIR/$name.pcap" "$@" 2>/dev/null | wc -l
 }

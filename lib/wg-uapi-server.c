@@ -1,0 +1,445 @@
+/*
+ * Copyright (c) 2026 The ovs-wireguard authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#include <config.h>
+#include "wg-uapi.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "coverage.h"
+#include "dirs.h"
+#include "openvswitch/dynamic-string.h"
+#include "openvswitch/list.h"
+#include "openvswitch/poll-loop.h"
+#include "openvswitch/vlog.h"
+#include "stream.h"
+#include "timeval.h"
+#include "util.h"
+#include "wg-crypto.h"
+
+/* The UAPI socket: one listening Unix domain socket per port, served from
+ * the poll loop.  Each connection carries one request and is closed after
+ * the reply (wg(8) reads the reply up to "errno=N" and the blank line). */
+
+VLOG_DEFINE_THIS_MODULE(wg_uapi_server);
+
+COVERAGE_DEFINE(wg_uapi_client_refused);
+COVERAGE_DEFINE(wg_uapi_client_timeout);
+
+struct uapi_client {
+    struct ovs_list node;       /* In 'clients' of struct wg_uapi_server. */
+    struct stream *stream;
+    struct ds in;               /* Request received so far. */
+    struct ds out;              /* Reply, once the request is complete. */
+    size_t sent;                /* Bytes of 'out' sent. */
+    bool replying;
+    long long int deadline;     /* Closed when still open then. */
+};
+
+struct wg_uapi_server {
+    struct pstream *pstream;
+    char *path;
+    struct wg_device *dev;
+    struct wg_uapi_hooks hooks;
+    void *aux;
+    struct ovs_list clients;    /* Contains struct uapi_client. */
+    size_t n_clients;
+    int timeout_ms;             /* Lifetime of a connection. */
+};
+
+static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 5);
+
+/* Creating the socket. */
+
+static bool
+name_is_valid(const char *name)
+{
+    if (!name[0] || !strcmp(name, ".") || !strcmp(name, "..")) {
+        return false;
+    }
+    for (const char *p = name; *p; p++) {
+        if (*p == '/' || *p <= ' ' || *p == 0x7f) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Creates 'dir' with mode 0700 unless it exists; refuses an existing
+ * directory others may write (without sticky bit). */
+static int
+prepare_dir(const char *dir, char **errorp)
+{
+    struct stat st;
+
+    if (!mkdir(dir, 0700)) {
+        if (chmod(dir, 0700)) {
+            *errorp = xasprintf("cannot set mode of UAPI socket directory "
+                                "%s: %s", dir, ovs_strerror(errno));
+            return errno;
+        }
+        return 0;
+    }
+    if (errno != EEXIST) {
+        *errorp = xasprintf("cannot create UAPI socket directory %s: %s",
+                            dir, ovs_strerror(errno));
+        return errno;
+    }
+    if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+        *errorp = xasprintf("UAPI socket directory %s is not a directory",
+                            dir);
+        return ENOTDIR;
+    }
+    if (st.st_mode & (S_IWGRP | S_IWOTH) && !(st.st_mode & S_ISVTX)) {
+        *errorp = xasprintf("UAPI socket directory %s is writable by other "
+                            "users", dir);
+        return EPERM;
+    }
+    return 0;
+}
+
+/* Checks whether 'path' may be (re)bound: absent, or a stale socket that no
+ * process serves any more.  Returns 0 or a positive errno value. */
+static int
+check_stale(const char *path, char **errorp)
+{
+    struct stream *stream;
+    struct stat st;
+    char *name;
+    int error;
+
+    if (lstat(path, &st)) {
+        return 0;
+    }
+    if (!S_ISSOCK(st.st_mode)) {
+        *errorp = xasprintf("%s exists and is not a socket", path);
+        return EEXIST;
+    }
+    name = xasprintf("unix:%s", path);
+    error = stream_open(name, &stream, 0);
+    free(name);
+    if (!error) {
+        stream_close(stream);
+        *errorp = xasprintf("UAPI socket %s is in use by another process",
+                            path);
+        return EADDRINUSE;
+    } else if (error != ECONNREFUSED && error != ENOENT) {
+        *errorp = xasprintf("cannot tell whether UAPI socket %s is in use: "
+                            "%s", path, ovs_strerror(error));
+        return error;
+    }
+    VLOG_INFO("%s: replacing stale UAPI socket", path);
+    return 0;
+}
+
+/* Listens on 'path' with mode 0600. */
+static int
+listen_path(const char *path, struct pstream **pstreamp, char **errorp)
+{
+    char *name = xasprintf("punix:%s", path);
+    mode_t old_umask;
+    int error;
+
+    /* The socket file gets the mode of the socket (0770 in OVS) minus the
+     * umask; 0177 leaves 0600 from the start.  The chmod() below is what
+     * guarantees it. */
+    old_umask = umask(0177);
+    error = pstream_open(name, pstreamp, 0);
+    umask(old_umask);
+    free(name);
+    if (error) {
+        *errorp = xasprintf("cannot listen on UAPI socket %s: %s", path,
+                            ovs_strerror(error));
+        return error;
+    }
+    if (chmod(path, 0600)) {
+        error = errno;
+        *errorp = xasprintf("cannot set mode of UAPI socket %s: %s", path,
+                            ovs_strerror(error));
+        pstream_close(*pstreamp);
+        *pstreamp = NULL;
+    }
+    return error;
+}
+
+int
+wg_uapi_server_create(const char *dir, const char *name,
+                      struct wg_device *dev,
+                      const struct wg_uapi_hooks *hooks, void *aux,
+                      struct wg_uapi_server **serverp, char **errorp)
+{
+    char *abs_dir = abs_file_name(ovs_rundir(), dir ? dir
+                                                    : WG_UAPI_DEFAULT_DIR);
+    struct pstream *pstream = NULL;
+    char *error_s = NULL;
+    char *path = NULL;
+    int error;
+
+    *serverp = NULL;
+    if (!name_is_valid(name)) {
+        error_s = xasprintf("\"%s\" cannot name a UAPI socket", name);
+        error = EINVAL;
+        goto out;
+    }
+    path = xasprintf("%s/%s.sock", abs_dir, name);
+    error = prepare_dir(abs_dir, &error_s);
+    if (!error) {
+        error = check_stale(path, &error_s);
+    }
+    if (!error) {
+        error = listen_path(path, &pstream, &error_s);
+    }
+    if (!error) {
+        struct wg_uapi_server *server = xzalloc(sizeof *server);
+
+        server->pstream = pstream;
+        server->path = path;
+        server->dev = dev;
+        server->hooks = hooks ? *hooks : (struct wg_uapi_hooks) { 0 };
+        server->aux = aux;
+        server->timeout_ms = WG_UAPI_CLIENT_TIMEOUT_MS;
+        ovs_list_init(&server->clients);
+        *serverp = server;
+        path = NULL;
+    }
+out:
+    if (errorp) {
+        *errorp = error_s;
+    } else {
+        free(error_s);
+    }
+    free(path);
+    free(abs_dir);
+    return error;
+}
+
+/* Clients. */
+
+static void
+client_destroy(struct wg_uapi_server *server, struct uapi_client *c)
+{
+    ovs_list_remove(&c->node);
+    server->n_clients--;
+    stream_close(c->stream);
+    wg_uapi_ds_wipe(&c->in);
+    wg_uapi_ds_wipe(&c->out);
+    free(c);
+}
+
+/* True once 'in' holds a whole request: up to a blank line. */
+static bool
+request_complete(const struct ds *in, size_t old_len)
+{
+    size_t start = old_len ? old_len - 1 : 0;
+
+    if (in->length && in->string[0] == '\n') {
+        return true;
+    }
+    return in->length > start
+           && memmem(in->string + start, in->length - start, "\n\n", 2);
+}
+
+static void
+client_reply(struct wg_uapi_server *server, struct uapi_client *c)
+{
+    wg_uapi_handle(server->dev, &server->hooks, server->aux, c->in.string,
+                   c->in.length, &c->out);
+    c->replying = true;
+}
+
+static void
+client_reply_error(struct uapi_client *c, int error)
+{
+    bool is_get = c->in.length >= 6 && !memcmp(c->in.string, "get=1\n", 6);
+
+    ds_put_format(&c->out, "errno=%d\n\n", is_get ? error : -error);
+    c->replying = true;
+}
+
+/* Reads what 'c' sent.  Returns false if the connection is to be closed. */
+static bool
+client_receive(struct wg_uapi_server *server, struct uapi_client *c)
+{
+    char buf[4096];
+    bool keep = true;
+
+    while (!c->replying) {
+        int n = stream_recv(c->stream, buf, sizeof buf);
+        size_t old_len = c->in.length;
+
+        if (n == -EAGAIN) {
+            break;
+        } else if (n < 0 || (n == 0 && !c->in.length)) {
+            keep = false;
+            break;
+        } else if (n == 0) {
+            client_reply(server, c);      /* EOF ends the request. */
+        } else if (c->in.length + n > WG_UAPI_MAX_REQUEST) {
+            VLOG_WARN_RL(&rl, "%s: UAPI request over %d bytes",
+                         server->path, WG_UAPI_MAX_REQUEST);
+            client_reply_error(c, EMSGSIZE);
+        } else {
+            wg_uapi_ds_put_secret(&c->in, buf, n);
+            if (request_complete(&c->in, old_len)) {
+                client_reply(server, c);
+            }
+        }
+    }
+    wg_crypto_wipe(buf, sizeof buf);
+    return keep;
+}
+
+/* Sends the rest of the reply.  Returns false if the connection is to be
+ * closed (all sent, or an error). */
+static bool
+client_send(struct uapi_client *c)
+{
+    while (c->sent < c->out.length) {
+        int n = stream_send(c->stream, c->out.string + c->sent,
+                            c->out.length - c->sent);
+
+        if (n == -EAGAIN) {
+            return true;
+        } else if (n < 0) {
+            return false;
+        }
+        c->sent += n;
+    }
+    return false;
+}
+
+/* Serves 'c'.  Returns false if it is to be destroyed. */
+static bool
+client_run(struct wg_uapi_server *server, struct uapi_client *c)
+{
+    stream_run(c->stream);
+    if (!c->replying && !client_receive(server, c)) {
+        return false;
+    }
+    if (c->replying && !client_send(c)) {
+        return false;
+    }
+    if (time_msec() >= c->deadline) {
+        COVERAGE_INC(wg_uapi_client_timeout);
+        VLOG_WARN_RL(&rl, "%s: UAPI client timed out", server->path);
+        return false;
+    }
+    return true;
+}
+
+static void
+accept_clients(struct wg_uapi_server *server)
+{
+    struct stream *stream;
+
+    while (!pstream_accept(server->pstream, &stream)) {
+        struct uapi_client *c;
+
+        if (server->n_clients >= WG_UAPI_MAX_CLIENTS) {
+            COVERAGE_INC(wg_uapi_client_refused);
+            VLOG_WARN_RL(&rl, "%s: too many UAPI clients", server->path);
+            stream_close(stream);
+            continue;
+        }
+        c = xzalloc(sizeof *c);
+        c->stream = stream;
+        ds_init(&c->in);
+        ds_init(&c->out);
+        c->deadline = time_msec() + server->timeout_ms;
+        ovs_list_push_back(&server->clients, &c->node);
+        server->n_clients++;
+    }
+}
+
+void
+wg_uapi_server_run(struct wg_uapi_server *server)
+{
+    struct uapi_client *c;
+
+    if (!server) {
+        return;
+    }
+    accept_clients(server);
+    LIST_FOR_EACH_SAFE (c, node, &server->clients) {
+        if (!client_run(server, c)) {
+            client_destroy(server, c);
+        }
+    }
+}
+
+void
+wg_uapi_server_wait(struct wg_uapi_server *server)
+{
+    struct uapi_client *c;
+
+    if (!server) {
+        return;
+    }
+    pstream_wait(server->pstream);
+    LIST_FOR_EACH (c, node, &server->clients) {
+        stream_run_wait(c->stream);
+        if (c->replying) {
+            stream_send_wait(c->stream);
+        } else {
+            stream_recv_wait(c->stream);
+        }
+        poll_timer_wait_until(c->deadline);
+    }
+}
+
+void
+wg_uapi_server_destroy(struct wg_uapi_server *server)
+{
+    struct uapi_client *c;
+
+    if (!server) {
+        return;
+    }
+    LIST_FOR_EACH_SAFE (c, node, &server->clients) {
+        client_destroy(server, c);
+    }
+    pstream_close(server->pstream);     /* Also removes the file. */
+    free(server->path);
+    free(server);
+}
+
+void
+wg_uapi_server_set_device(struct wg_uapi_server *server,
+                          struct wg_device *dev)
+{
+    server->dev = dev;
+}
+
+void
+wg_uapi_server_set_timeout(struct wg_uapi_server *server, int timeout_ms)
+{
+    server->timeout_ms = timeout_ms;
+}
+
+const char *
+wg_uapi_server_path(const struct wg_uapi_server *server)
+{
+    return server->path;
+}
+
+size_t
+wg_uapi_server_n_clients(const struct wg_uapi_server *server)
+{
+    return server->n_clients;
+}
