@@ -46,7 +46,6 @@
 
 VLOG_DEFINE_THIS_MODULE(netdev_wireguard_io);
 
-COVERAGE_DEFINE(wg_tx_no_route);
 COVERAGE_DEFINE(wg_tx_queue_full);
 COVERAGE_DEFINE(wg_tx_no_endpoint);
 COVERAGE_DEFINE(wg_tx_encrypt_error);
@@ -56,38 +55,14 @@ COVERAGE_DEFINE(wg_tx_socket_drop);
 COVERAGE_DEFINE(wg_tx_super_packet);
 COVERAGE_DEFINE(wg_tx_segment);
 COVERAGE_DEFINE(wg_tx_csum_fill);
-COVERAGE_DEFINE(wg_rx_to_bridge_full);
 COVERAGE_DEFINE(wg_rx_coalesced);
 COVERAGE_DEFINE(wg_rx_gro_round);
 COVERAGE_DEFINE(wg_rx_gro_input);
 COVERAGE_DEFINE(wg_rx_merged);
-COVERAGE_DEFINE(wg_rx_drop_too_short);
-COVERAGE_DEFINE(wg_rx_drop_bad_length);
-COVERAGE_DEFINE(wg_rx_drop_bad_type);
-COVERAGE_DEFINE(wg_rx_drop_no_identity);
-COVERAGE_DEFINE(wg_rx_drop_bad_mac1);
-COVERAGE_DEFINE(wg_rx_drop_ratelimited);
-COVERAGE_DEFINE(wg_rx_drop_handshake_auth);
-COVERAGE_DEFINE(wg_rx_drop_unknown_peer);
-COVERAGE_DEFINE(wg_rx_drop_handshake_replay);
-COVERAGE_DEFINE(wg_rx_drop_handshake_flood);
-COVERAGE_DEFINE(wg_rx_drop_unknown_index);
-COVERAGE_DEFINE(wg_rx_drop_stale_handshake);
-COVERAGE_DEFINE(wg_rx_drop_bad_cookie);
-COVERAGE_DEFINE(wg_rx_drop_key_expired);
-COVERAGE_DEFINE(wg_rx_drop_bad_tag);
-COVERAGE_DEFINE(wg_rx_drop_replayed);
-COVERAGE_DEFINE(wg_rx_drop_bad_inner);
-COVERAGE_DEFINE(wg_rx_drop_not_allowed);
 
-COVERAGE_DEFINE(wg_tx_too_big);
+COVERAGE_DEFINE(wg_tx_frag_error);
 COVERAGE_DEFINE(wg_tx_fragmented);
 
-static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
-
-static void netdev_wg_from_bridge(struct netdev_wireguard *,
-                                  struct dp_packet *);
-static void netdev_wg_set_rx_offload(struct dp_packet *, uint64_t meta);
 
 /* Most inner packets one receive round decrypts. */
 #define NETDEV_WG_RX_INNER_MAX (NETDEV_WG_RX_READS * 64)
@@ -290,6 +265,7 @@ netdev_wg_send_one(struct netdev_wireguard *wg, struct wg_peer *peer,
     if (fill_csum) {
         pkt_gso_csum_copy(slot + WG_DEVICE_HEADROOM, inner, len);
         COVERAGE_INC(wg_tx_csum_fill);
+        wg->offload.csum_filled++;
     } else {
         memcpy(slot + WG_DEVICE_HEADROOM, inner, len);
     }
@@ -338,6 +314,8 @@ netdev_wg_send_super(struct netdev_wireguard *wg, struct wg_peer *peer,
     }
     COVERAGE_INC(wg_tx_super_packet);
     COVERAGE_ADD(wg_tx_segment, n_segs);
+    wg->offload.super_packets++;
+    wg->offload.segments += n_segs;
     for (size_t i = 0; i < n_segs; i++) {
         wg->tx.n_used++;
         if (!netdev_wg_seal_slot(wg, peer, slots[i].base, slots[i].len)) {
@@ -357,7 +335,7 @@ netdev_wg_send_fragments(struct netdev_wireguard *wg, struct wg_peer *peer,
     size_t n;
 
     if (!wg_l2_frag_start(&frag, inner, len, wg->mtu)) {
-        COVERAGE_INC(wg_tx_too_big);
+        COVERAGE_INC(wg_tx_frag_error);
         wg->stats.tx_dropped++;
         return;
     }
@@ -411,7 +389,7 @@ netdev_wg_io_send(struct netdev_wireguard *wg, struct dp_packet_batch *batch)
     struct dp_packet *pkt;
 
     DP_PACKET_BATCH_FOR_EACH (i, pkt, batch) {
-        netdev_wg_from_bridge(wg, pkt);
+        netdev_wg_l2_from_bridge(wg, pkt);
     }
     dp_packet_batch_init(batch);
     netdev_wg_io_flush(wg);
@@ -469,234 +447,16 @@ netdev_wg_io_handshake_failed(void *aux, struct wg_peer *peer)
     }
 }
 
-/* Layer 2, bridge side. */
-
-static bool
-netdev_wg_routable(void *aux, int family, const void *addr)
-{
-    struct netdev_wireguard *wg = aux;
-    return wg_device_route(wg->dev, family, addr) != NULL;
-}
-
-/* Queues the Ethernet frame 'frame' for the bridge, with 'meta' offload
- * information (NETDEV_WG_META_*). */
-static void
-netdev_wg_frame_to_bridge(struct netdev_wireguard *wg, const void *frame,
-                          size_t len, uint64_t meta)
-{
-    struct dp_packet *pkt;
-
-    pkt = dp_packet_clone_data_with_headroom(frame, len,
-                                             NETDEV_WG_RX_HEADROOM);
-    netdev_wg_set_rx_offload(pkt, meta);
-    if (!netdev_wg_ring_push(&wg->to_bridge, pkt)) {
-        COVERAGE_INC(wg_rx_to_bridge_full);
-        wg->stats.rx_dropped++;
-        dp_packet_delete(pkt);
-    }
-}
-
-/* Moves the packets whose neighbor became known into 'to_bridge'. */
-static void
-netdev_wg_flush_resolved(struct netdev_wireguard *wg)
-{
-    struct wg_l2_pkt *lp;
-
-    while ((lp = wg_l2_pending_pop(wg->l2))) {
-        wg->stats.rx_packets++;
-        wg->stats.rx_bytes += lp->len - ETH_HEADER_LEN;
-        netdev_wg_frame_to_bridge(wg, lp->frame, lp->len, lp->meta);
-        wg_l2_pkt_free(lp);
-    }
-}
-
-/* Handles an IP packet too big for the inner MTU that is not a TSO
- * super-packet.  Returns true if it may still be sent (IPv4 without DF:
- * fragmented at send time). */
-static bool
-netdev_wg_check_mtu(struct netdev_wireguard *wg, const struct dp_packet *pkt,
-                    const struct wg_l2_egress *eg)
-{
-    const uint8_t *ip = (const uint8_t *) dp_packet_data(pkt) + eg->l3_ofs;
-    uint8_t icmp[WG_L2_ICMP_FRAME_MAX];
-    size_t n;
-
-    switch (wg_l2_mtu_check(ip, eg->l3_len, wg->mtu)) {
-    case WG_L2_MTU_FITS:
-    case WG_L2_MTU_FRAGMENT:
-        return true;
-    case WG_L2_MTU_TOO_BIG:
-    default:
-        COVERAGE_INC(wg_tx_too_big);
-        wg->stats.tx_dropped++;
-        n = wg_l2_icmp_too_big(wg->l2, dp_packet_data(pkt),
-                               dp_packet_size(pkt), wg->mtu, icmp,
-                               sizeof icmp);
-        if (n) {
-            netdev_wg_frame_to_bridge(wg, icmp, n, 0);
-        }
-        return false;
-    }
-}
-
-/* Takes one frame from the bridge: answers ARP/ND, drops what WireGuard
- * cannot carry, sends IP packets to their peer.  Takes ownership. */
-static void
-netdev_wg_from_bridge(struct netdev_wireguard *wg, struct dp_packet *pkt)
-{
-    uint8_t reply[WG_L2_ND_FRAME_MAX];
-    struct wg_l2_egress eg;
-    enum wg_l2_eg_action action;
-    struct wg_peer *peer;
-
-    action = wg_l2_from_bridge(wg->l2, dp_packet_data(pkt),
-                               dp_packet_size(pkt), time_msec(),
-                               netdev_wg_routable, wg, reply, sizeof reply,
-                               &eg);
-    if (eg.resolved) {
-        netdev_wg_flush_resolved(wg);
-    }
-    if (action == WG_L2_EG_REPLY) {
-        netdev_wg_frame_to_bridge(wg, reply, eg.reply_len, 0);
-    } else if (action == WG_L2_EG_TO_PEER) {
-        peer = wg_device_route(wg->dev, eg.family, eg.dst);
-        if (!peer) {
-            COVERAGE_INC(wg_tx_no_route);
-            wg->stats.tx_dropped++;
-        } else if ((dp_packet_hwol_is_tso(pkt) && wg->tso)
-                   || netdev_wg_check_mtu(wg, pkt, &eg)) {
-            dp_packet_pull(pkt, eg.l3_ofs);
-            dp_packet_set_size(pkt, eg.l3_len);
-            netdev_wg_io_send_inner(wg, peer, pkt);
-            return;
-        }
-    } else {
-        wg->stats.tx_dropped++;
-    }
-    dp_packet_delete(pkt);
-}
-
-/* Layer 2, peer side. */
-
-/* Offload information kept with a packet while it waits for its neighbor:
- * whether it is a coalesced super-packet, and of which IP version. */
-#define NETDEV_WG_META_TSO 1
-#define NETDEV_WG_META_IPV6 2
-
-static void
-netdev_wg_set_rx_offload(struct dp_packet *pkt, uint64_t meta)
-{
-    if (meta & NETDEV_WG_META_TSO) {
-        dp_packet_hwol_set_tcp_seg(pkt);
-        dp_packet_hwol_set_csum_tcp(pkt);
-        if (meta & NETDEV_WG_META_IPV6) {
-            dp_packet_hwol_set_tx_ipv6(pkt);
-        } else {
-            dp_packet_hwol_set_tx_ipv4(pkt);
-        }
-    }
-}
-
-/* Hands the inner packet 'ip' to the bridge.  'owner', if nonnull, is a
- * dp_packet whose data is 'ip' (from coalescing) and is consumed. */
-static void
-netdev_wg_to_bridge(struct netdev_wireguard *wg, const uint8_t *ip,
-                    size_t len, uint64_t meta, struct dp_packet *owner)
-{
-    uint8_t solicit[WG_L2_ND_FRAME_MAX];
-    struct wg_l2_ingress in;
-    enum wg_l2_in_action action;
-
-    action = wg_l2_to_bridge(wg->l2, ip, len, meta, time_msec(), solicit,
-                             sizeof solicit, &in);
-    if (in.solicit_len) {
-        netdev_wg_frame_to_bridge(wg, solicit, in.solicit_len, 0);
-    }
-    if (action == WG_L2_IN_DELIVER) {
-        struct dp_packet *pkt = owner;
-        if (!pkt) {
-            pkt = dp_packet_clone_data_with_headroom(ip, len,
-                                                     NETDEV_WG_RX_HEADROOM);
-        }
-        dp_packet_push(pkt, &in.eth, sizeof in.eth);
-        netdev_wg_set_rx_offload(pkt, meta);
-        wg->stats.rx_packets++;
-        wg->stats.rx_bytes += len;
-        if (!netdev_wg_ring_push(&wg->to_bridge, pkt)) {
-            COVERAGE_INC(wg_rx_to_bridge_full);
-            wg->stats.rx_dropped++;
-            dp_packet_delete(pkt);
-        }
-        return;
-    }
-    if (action == WG_L2_IN_DROP) {
-        wg->stats.rx_dropped++;
-    }
-    dp_packet_delete(owner);
-}
-
 /* Ingress. */
 
 static void
 netdev_wg_count_rx_drop(struct netdev_wireguard *wg, enum wg_device_rx rx)
 {
-    switch (rx) {
-    case WG_DEVICE_DROP_TOO_SHORT: COVERAGE_INC(wg_rx_drop_too_short); break;
-    case WG_DEVICE_DROP_BAD_LENGTH: COVERAGE_INC(wg_rx_drop_bad_length); break;
-    case WG_DEVICE_DROP_BAD_TYPE: COVERAGE_INC(wg_rx_drop_bad_type); break;
-    case WG_DEVICE_DROP_NO_IDENTITY:
-        COVERAGE_INC(wg_rx_drop_no_identity);
-        break;
-    case WG_DEVICE_DROP_BAD_MAC1: COVERAGE_INC(wg_rx_drop_bad_mac1); break;
-    case WG_DEVICE_DROP_RATELIMITED:
-        COVERAGE_INC(wg_rx_drop_ratelimited);
-        break;
-    case WG_DEVICE_DROP_HANDSHAKE_AUTH:
-        COVERAGE_INC(wg_rx_drop_handshake_auth);
-        break;
-    case WG_DEVICE_DROP_UNKNOWN_PEER:
-        COVERAGE_INC(wg_rx_drop_unknown_peer);
-        break;
-    case WG_DEVICE_DROP_HANDSHAKE_REPLAY:
-        COVERAGE_INC(wg_rx_drop_handshake_replay);
-        break;
-    case WG_DEVICE_DROP_HANDSHAKE_FLOOD:
-        COVERAGE_INC(wg_rx_drop_handshake_flood);
-        break;
-    case WG_DEVICE_DROP_UNKNOWN_INDEX:
-        COVERAGE_INC(wg_rx_drop_unknown_index);
-        break;
-    case WG_DEVICE_DROP_STALE_HANDSHAKE:
-        COVERAGE_INC(wg_rx_drop_stale_handshake);
-        break;
-    case WG_DEVICE_DROP_BAD_COOKIE: COVERAGE_INC(wg_rx_drop_bad_cookie); break;
-    case WG_DEVICE_DROP_KEY_EXPIRED:
-        COVERAGE_INC(wg_rx_drop_key_expired);
-        break;
-    case WG_DEVICE_DROP_BAD_TAG: COVERAGE_INC(wg_rx_drop_bad_tag); break;
-    case WG_DEVICE_DROP_REPLAYED: COVERAGE_INC(wg_rx_drop_replayed); break;
-    case WG_DEVICE_DROP_BAD_INNER: COVERAGE_INC(wg_rx_drop_bad_inner); break;
-    case WG_DEVICE_DROP_NOT_ALLOWED:
-        COVERAGE_INC(wg_rx_drop_not_allowed);
-        break;
-    case WG_DEVICE_RX_DATA:
-    case WG_DEVICE_RX_KEEPALIVE:
-    case WG_DEVICE_RX_HANDSHAKE:
-    case WG_DEVICE_RX_COOKIE_SENT:
-    case WG_DEVICE_RX_COOKIE_STORED:
-    case WG_DEVICE_N_RX:
-    default:
-        return;
+    /* wg-device counts and logs each drop reason itself. */
+    if (wg_device_rx_is_drop(rx)) {
+        wg->stats.rx_errors++;
     }
-    wg->stats.rx_errors++;
-    VLOG_DBG_RL(&rl, "%s: dropped datagram: %s", netdev_get_name(&wg->up),
-                wg_device_rx_name(rx));
 }
-
-/* State of one receive round's coalescing. */
-struct netdev_wg_gro_ctx {
-    struct netdev_wireguard *wg;
-};
 
 /* pkt_gro_grow_func: moves a run's head into a dp_packet with room for a
  * whole super-packet. */
@@ -741,16 +501,18 @@ netdev_wg_rx_deliver(struct netdev_wireguard *wg, size_t n)
         }
         if (g->verdict == PKT_GRO_MERGED) {
             COVERAGE_INC(wg_rx_merged);
+            wg->offload.merged++;
             continue;
         }
         if (g->verdict == PKT_GRO_COALESCED) {
             COVERAGE_INC(wg_rx_coalesced);
+            wg->offload.coalesced++;
             meta = NETDEV_WG_META_TSO | (g->ipv6 ? NETDEV_WG_META_IPV6 : 0);
             if (wg->rx_owner[i]) {
                 dp_packet_set_size(wg->rx_owner[i], g->len);
             }
         }
-        netdev_wg_to_bridge(wg, g->data, g->len, meta, wg->rx_owner[i]);
+        netdev_wg_l2_to_bridge(wg, g->data, g->len, meta, wg->rx_owner[i]);
     }
 }
 
@@ -817,15 +579,4 @@ netdev_wg_io_recv(struct netdev_wireguard *wg, struct dp_packet_batch *batch)
         dp_packet_batch_add(batch, pkt);
     }
     return dp_packet_batch_is_empty(batch) ? EAGAIN : 0;
-}
-
-/* Timers of the layer-2 adapter; called from the class run hook. */
-void
-netdev_wg_io_run(struct netdev_wireguard *wg)
-{
-    long long int now = time_msec();
-
-    if (now >= wg_l2_next_deadline(wg->l2)) {
-        wg_l2_run(wg->l2, now);
-    }
 }

@@ -77,6 +77,16 @@ struct netdev_wg_tx {
     struct udp_batch_tx *ctl;   /* One handshake/cookie message. */
 };
 
+/* What the offload paths did, for "wireguard/show --offload". */
+struct netdev_wg_offload_stats {
+    uint64_t super_packets;     /* TSO packets segmented at egress. */
+    uint64_t segments;          /* Segments they were cut into. */
+    uint64_t csum_filled;       /* Packets whose checksum we completed. */
+    uint64_t coalesced;         /* Super-packets built at ingress. */
+    uint64_t merged;            /* Segments merged into them (beyond the
+                                 * first of each). */
+};
+
 struct netdev_wireguard {
     struct netdev up;
     struct ovs_list list_node;  /* In 'netdev_wg_list'. */
@@ -117,6 +127,7 @@ struct netdev_wireguard {
 
     /* Offload state (see netdev-wireguard-io.c). */
     bool tso;                   /* userspace-tso was on at configuration. */
+    struct netdev_wg_offload_stats offload;
 };
 
 /* All wireguard netdevs, for the class run/wait hooks and appctl. */
@@ -146,6 +157,24 @@ int netdev_wg_io_recv(struct netdev_wireguard *wg,
 void netdev_wg_io_send_inner(struct netdev_wireguard *wg,
                              struct wg_peer *peer, struct dp_packet *pkt);
 
+/* netdev-wireguard-l2.c. */
+
+/* Offload information kept with a packet for the bridge while it waits for
+ * its neighbor: a coalesced super-packet, and of which IP version. */
+#define NETDEV_WG_META_TSO 1
+#define NETDEV_WG_META_IPV6 2
+
+/* Takes one frame from the bridge: answers ARP/ND, drops what WireGuard
+ * cannot carry, sends IP packets to their peer.  Takes ownership. */
+void netdev_wg_l2_from_bridge(struct netdev_wireguard *wg,
+                              struct dp_packet *pkt);
+
+/* Hands decrypted inner packet 'ip' to the bridge with offload 'meta'.
+ * 'owner', if nonnull, is a dp_packet whose data is 'ip'; it is consumed. */
+void netdev_wg_l2_to_bridge(struct netdev_wireguard *wg, const uint8_t *ip,
+                            size_t len, uint64_t meta,
+                            struct dp_packet *owner);
+
 /* Runs the layer-2 adapter's timers. */
 void netdev_wg_io_run(struct netdev_wireguard *wg);
 
@@ -168,6 +197,14 @@ struct netdev_wg_peer *netdev_wg_peer_create(const char *name,
 void netdev_wg_peer_destroy(struct netdev_wireguard *wg,
                             struct netdev_wg_peer *np);
 
+/* Brings the device's database-managed peers in line with 'cfg' (peers
+ * whose options did not change keep their sessions); reasons for peers left
+ * out go into cfg->peer_errors. */
+void netdev_wg_apply_peers(struct netdev_wireguard *wg, struct wg_config *cfg);
+
+/* Removes every peer of the device. */
+void netdev_wg_peers_clear(struct netdev_wireguard *wg);
+
 /* Returns the port state of 'peer', creating it for a peer the UAPI
  * added. */
 struct netdev_wg_peer *netdev_wg_peer_of(struct wg_peer *peer);
@@ -188,6 +225,9 @@ void netdev_wg_uapi_wait(struct netdev_wireguard *wg);
 /* Adds the socket's path, or why it is not served, to 'smap'. */
 void netdev_wg_uapi_status(const struct netdev_wireguard *wg,
                            struct smap *smap);
+
+/* netdev-wireguard-show.c: registers "wireguard/show". */
+void netdev_wg_show_register(void);
 
 /* Rings. */
 void netdev_wg_ring_init(struct netdev_wg_ring *ring, size_t cap);

@@ -120,6 +120,7 @@ check-system: all $(SYSTEM_TESTSUITE) tests/ovs-links.stamp tests/atconfig \
 FUZZ_SOURCES = \
 	tests/fuzz-pkt-gro.c \
 	tests/fuzz-wg-device.c \
+	tests/fuzz-wg-l2.c \
 	tests/fuzz-wg-uapi.c
 FUZZ_TARGETS = $(FUZZ_SOURCES:.c=)
 FUZZ_LIB = $(filter lib/wg-% lib/pkt-% lib/udp-batch%, \
