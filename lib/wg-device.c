@@ -287,6 +287,17 @@ wg_device_peer_count(const struct wg_device *dev)
     return hmap_count(&dev->peers_by_key);
 }
 
+bool
+wg_device_peer_get_psk(const struct wg_device *dev OVS_UNUSED,
+                       const struct wg_peer *peer, uint8_t psk[WG_KEY_LEN])
+{
+    if (!peer->has_psk) {
+        return false;
+    }
+    memcpy(psk, peer->handshake.preshared_key, WG_KEY_LEN);
+    return true;
+}
+
 void
 wg_device_peer_set_psk(struct wg_device *dev OVS_UNUSED,
                        struct wg_peer *peer, const uint8_t psk[WG_KEY_LEN])

@@ -136,6 +136,13 @@ struct wg_peer *wg_device_peer_next(const struct wg_device *dev,
                                     const struct wg_peer *peer);
 size_t wg_device_peer_count(const struct wg_device *dev);
 
+/* Copies the preshared key of 'peer' into 'psk' and returns true, or
+ * returns false if it has none.  For the UAPI's get reply only; the caller
+ * wipes 'psk'. */
+bool wg_device_peer_get_psk(const struct wg_device *dev,
+                            const struct wg_peer *peer,
+                            uint8_t psk[WG_KEY_LEN]);
+
 /* Sets the preshared key (NULL or all zeros: none). */
 void wg_device_peer_set_psk(struct wg_device *dev, struct wg_peer *peer,
                             const uint8_t psk[WG_KEY_LEN]);

@@ -723,18 +723,6 @@ put_allowed_ip(void *out_, int family, const uint8_t *addr,
     }
 }
 
-/* Copies the preshared key of 'peer' to 'psk'.  wg-device.h has no way to
- * read one back yet, so until it does, get replies leave "preshared_key"
- * out (wg show then omits "preshared key: (hidden)" and wg showconf the
- * PresharedKey line). */
-static bool
-peer_get_psk(const struct wg_device *dev OVS_UNUSED,
-             const struct wg_peer *peer OVS_UNUSED,
-             uint8_t psk[WG_KEY_LEN] OVS_UNUSED)
-{
-    return false;
-}
-
 static void
 put_peer(const struct wg_device *dev, const struct wg_peer *peer,
          struct ds *out)
@@ -744,7 +732,7 @@ put_peer(const struct wg_device *dev, const struct wg_peer *peer,
 
     wg_device_peer_get_info(dev, peer, &info);
     put_key_line(out, "public_key", info.public_key);
-    if (info.has_psk && peer_get_psk(dev, peer, psk)) {
+    if (info.has_psk && wg_device_peer_get_psk(dev, peer, psk)) {
         put_key_line(out, "preshared_key", psk);
         wg_crypto_wipe(psk, sizeof psk);
     }

@@ -276,9 +276,8 @@ static const struct set_case set_cases[] = {
       "public_key=$P3\nupdate_only=true\nallowed_ip=10.0.3.0/24\n"
       "public_key=$P4\nremove=true\n\n", 0,
       "private_key=$PRIV\nlisten_port=51821\n"
-      /* "preshared_key=$PSK\n" belongs after public_key=$P1 once
-       * wg-device.h can read preshared keys back (see wg-uapi.c). */
-      "public_key=$P1\nprotocol_version=1\nendpoint=192.0.2.1:51820\n"
+      "public_key=$P1\npreshared_key=$PSK\nprotocol_version=1\n"
+      "endpoint=192.0.2.1:51820\n"
       "$STATS" "persistent_keepalive_interval=0\n"
       "allowed_ip=10.0.0.0/24\nallowed_ip=fd00::/64\n"
       "public_key=$P2\nprotocol_version=1\nendpoint=[2001:db8::1]:443\n"
