@@ -278,8 +278,7 @@ netdev_wg_apply_offloads(struct netdev_wireguard *wg)
         wg->up.ol_flags |= NETDEV_TX_OFFLOAD_TCP_TSO
                            | NETDEV_TX_OFFLOAD_TCP_CKSUM
                            | NETDEV_TX_OFFLOAD_UDP_CKSUM
-                           | NETDEV_TX_OFFLOAD_SCTP_CKSUM
-                           | NETDEV_TX_OFFLOAD_IPV4_CKSUM;
+                           | NETDEV_TX_OFFLOAD_SCTP_CKSUM;
         wg->tso = true;
         netdev_change_seq_changed(&wg->up);
     }
