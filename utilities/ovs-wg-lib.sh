@@ -55,7 +55,7 @@ wgt_host_up() {
     wgt_on $n ovsdb-tool create "$d/conf.db" \
         "$OVS_BUILDDIR/../src/vswitchd/vswitch.ovsschema"
     wgt_on $n ovsdb-server --detach --no-chdir --pidfile --log-file \
-        --remote=punix:"$d/db.sock" "$d/conf.db"
+        --remote=punix:"$d/db.sock" "$d/conf.db" 2>/dev/null
     wgt_on $n ovs-vsctl --no-wait init
     local kv
     for kv in "$@"; do
@@ -63,7 +63,7 @@ wgt_host_up() {
     done
     ip netns exec $ns env -u OVSWG_UAPI_DIR $(wgt_env $n) \
         "$WG_BUILDDIR/vswitchd/ovs-vswitchd" --detach --no-chdir --pidfile \
-        --log-file -vconsole:off
+        --log-file -vconsole:off 2>/dev/null
     wgt_on $n ovs-vsctl add-br br0 -- set bridge br0 datapath_type=netdev
 }
 
