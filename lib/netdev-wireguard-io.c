@@ -64,6 +64,10 @@ COVERAGE_DEFINE(wg_tx_frag_error);
 COVERAGE_DEFINE(wg_tx_fragmented);
 
 
+/* Distance between receive buffers: room for the largest read, rounded up
+ * to a cache line. */
+#define NETDEV_WG_RX_STRIDE ROUND_UP(UDP_BATCH_RX_BUF_SIZE, CACHE_LINE_SIZE)
+
 /* Most inner packets one receive round decrypts. */
 #define NETDEV_WG_RX_INNER_MAX (NETDEV_WG_RX_READS * 64)
 
@@ -131,9 +135,11 @@ netdev_wg_io_init(struct netdev_wireguard *wg)
     wg->tx.q6 = udp_batch_tx_create(NETDEV_WG_TX_SLOTS);
     wg->tx.ctl = udp_batch_tx_create(1);
     netdev_wg_ring_init(&wg->to_bridge, NETDEV_WG_TO_BRIDGE_MAX);
-    wg->rx_mem = xmalloc(NETDEV_WG_RX_READS * UDP_BATCH_RX_BUF_SIZE);
+    /* Buffers start on cache-line boundaries: decrypted inner headers are
+     * read in place and must stay aligned. */
+    wg->rx_mem = xmalloc_cacheline(NETDEV_WG_RX_READS * NETDEV_WG_RX_STRIDE);
     for (size_t i = 0; i < NETDEV_WG_RX_READS; i++) {
-        wg->rx_bufs[i].data = wg->rx_mem + i * UDP_BATCH_RX_BUF_SIZE;
+        wg->rx_bufs[i].data = wg->rx_mem + i * NETDEV_WG_RX_STRIDE;
         wg->rx_bufs[i].size = UDP_BATCH_RX_BUF_SIZE;
     }
     wg->rx_inner = xmalloc(NETDEV_WG_RX_INNER_MAX * sizeof *wg->rx_inner);
@@ -149,7 +155,7 @@ netdev_wg_io_destroy(struct netdev_wireguard *wg)
     udp_batch_tx_destroy(wg->tx.ctl);
     free(wg->tx.mem);
     netdev_wg_ring_destroy(&wg->to_bridge);
-    free(wg->rx_mem);
+    free_cacheline(wg->rx_mem);
     free(wg->rx_inner);
     free(wg->rx_owner);
     wg_l2_destroy(wg->l2);

@@ -147,6 +147,7 @@ def main():
     dirs = {sock_a: Direction("a2b", sock_a, sock_b, args.to_b, args, rng),
             sock_b: Direction("b2a", sock_b, sock_a, args.to_a, args, rng)}
 
+    hold_s = args.hold_ms / 1000.0
     stop = []
     signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
     signal.signal(signal.SIGINT, lambda *_: stop.append(1))
@@ -154,7 +155,7 @@ def main():
 
     while not stop:
         try:
-            ready, _, _ = select.select(list(dirs), [], [], args.hold_ms / 1000)
+            ready, _, _ = select.select(list(dirs), [], [], hold_s)
         except InterruptedError:
             continue
         for sock in ready:

@@ -272,3 +272,18 @@ wgt_capture_count() {
     shift
     tcpdump -nn -r "$WGT_DIR/$name.pcap" "$@" 2>/dev/null | wc -l
 }
+
+# wgt_daemons_report: says for each host whether its ovs-vswitchd still
+# runs (a diagnostic for failed tests: a daemon that died, for example
+# under a sanitizer, shows up otherwise only as lost traffic).
+wgt_daemons_report() {
+    local f
+    for f in "$WGT_DIR"/h*/ovs-vswitchd.pid; do
+        [ -f "$f" ] || continue
+        if kill -0 "$(cat "$f")" 2>/dev/null; then
+            echo "$f: ovs-vswitchd is running"
+        else
+            echo "$f: ovs-vswitchd is NOT running"
+        fi
+    done
+}
