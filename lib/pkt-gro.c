@@ -23,6 +23,7 @@
 #include "csum.h"
 #include "packets.h"
 #include "pkt-csum.h"
+#include "pkt-util.h"
 #include "pkt-gso.h"
 #include "unaligned.h"
 #include "util.h"
@@ -83,24 +84,6 @@ struct pkt_gro_ctx {
     size_t n_flows;
 };
 
-static inline uint16_t
-pkt_gro_get16(const uint8_t *p)
-{
-    return ntohs(get_unaligned_be16((const ovs_be16 *) p));
-}
-
-static inline void
-pkt_gro_put16(uint8_t *p, uint16_t x)
-{
-    put_unaligned_be16((ovs_be16 *) p, htons(x));
-}
-
-static inline uint32_t
-pkt_gro_get32(const uint8_t *p)
-{
-    return ntohl(get_unaligned_be32((const ovs_be32 *) p));
-}
-
 /* Fills 'key' for the TCP packet at 'p'. */
 static void
 pkt_gro_make_key(const uint8_t *p, const struct pkt_gro_seg *seg,
@@ -128,8 +111,8 @@ pkt_gro_parse(const struct pkt_gro_pkt *pkt, struct pkt_gro_seg *seg)
         return false;
     }
     seg->tcp = pkt->data + seg->info.l3_len;
-    seg->flags = pkt_gro_get16(seg->tcp + TCP_CTL_OFS) & 0x0fff;
-    seg->seq = pkt_gro_get32(seg->tcp + TCP_SEQ_OFS);
+    seg->flags = pkt_get16(seg->tcp + TCP_CTL_OFS) & 0x0fff;
+    seg->seq = pkt_get32(seg->tcp + TCP_SEQ_OFS);
     pkt_gro_make_key(pkt->data, seg, &seg->key);
 
     plain_l3 = seg->info.ipv6 ? IPV6_HEADER_LEN : IP_HEADER_LEN;
@@ -242,7 +225,7 @@ pkt_gro_try_merge(struct pkt_gro_ctx *ctx, struct pkt_gro_flow *flow,
     if (seg->flags & TCP_PSH) {
         uint8_t *ctl = head->data + head->l3_len + TCP_CTL_OFS;
 
-        pkt_gro_put16(ctl, pkt_gro_get16(ctl) | TCP_PSH);
+        pkt_put16(ctl, pkt_get16(ctl) | TCP_PSH);
         flow->head = PKT_GRO_NO_RUN;
     } else if (payload < head->gso_size) {
         flow->head = PKT_GRO_NO_RUN;
@@ -299,11 +282,11 @@ pkt_gro_finish(struct pkt_gro_pkt *pkt)
     uint32_t sum;
 
     if (pkt->ipv6) {
-        pkt_gro_put16(p + IP6_PLEN_OFS, pkt->len - IPV6_HEADER_LEN);
+        pkt_put16(p + IP6_PLEN_OFS, pkt->len - IPV6_HEADER_LEN);
         sum = pkt_csum_partial(p + IP6_ADDRS_OFS, 32, 0);
     } else {
-        pkt_gro_put16(p + IP4_LEN_OFS, pkt->len);
-        pkt_gro_put16(p + IP4_CSUM_OFS, 0);
+        pkt_put16(p + IP4_LEN_OFS, pkt->len);
+        pkt_put16(p + IP4_CSUM_OFS, 0);
         put_unaligned_be16((ovs_be16 *) (p + IP4_CSUM_OFS),
                            pkt_csum(p, pkt->l3_len));
         sum = pkt_csum_partial(p + IP4_ADDRS_OFS, 8, 0);

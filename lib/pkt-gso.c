@@ -25,6 +25,7 @@
 #include "csum.h"
 #include "packets.h"
 #include "pkt-csum.h"
+#include "pkt-util.h"
 #include "unaligned.h"
 
 /* Fields are read and written through unaligned accessors at offsets taken
@@ -42,30 +43,6 @@
 BUILD_ASSERT_DECL(IP4_OFS(ip_id) == IP4_OFS(ip_tot_len) + 2);
 BUILD_ASSERT_DECL(TCP_OFS(tcp_urg) == TCP_OFS(tcp_csum) + 2);
 
-static inline uint16_t
-pkt_gso_get16(const uint8_t *p)
-{
-    return ntohs(get_unaligned_be16((const ovs_be16 *) p));
-}
-
-static inline void
-pkt_gso_put16(uint8_t *p, uint16_t x)
-{
-    put_unaligned_be16((ovs_be16 *) p, htons(x));
-}
-
-static inline uint32_t
-pkt_gso_get32(const uint8_t *p)
-{
-    return ntohl(get_unaligned_be32((const ovs_be32 *) p));
-}
-
-static inline void
-pkt_gso_put32(uint8_t *p, uint32_t x)
-{
-    put_unaligned_be32((ovs_be32 *) p, htonl(x));
-}
-
 /* Stores checksum 'csum' (in network byte order already) at 'p'. */
 static inline void
 pkt_gso_put_csum(uint8_t *p, ovs_be16 csum)
@@ -82,9 +59,9 @@ pkt_gso_parse_ipv4(const uint8_t *p, size_t len, struct pkt_gso_info *info)
         return EINVAL;
     }
     ihl = IP_IHL(p[0]) * 4;
-    tot_len = pkt_gso_get16(p + IP4_OFS(ip_tot_len));
+    tot_len = pkt_get16(p + IP4_OFS(ip_tot_len));
     if (ihl < IP_HEADER_LEN || tot_len < ihl || tot_len > len
-        || pkt_gso_get16(p + IP4_OFS(ip_frag_off))
+        || pkt_get16(p + IP4_OFS(ip_frag_off))
            & (IP_MORE_FRAGMENTS | IP_FRAG_OFF_MASK)) {
         return EINVAL;
     }
@@ -104,7 +81,7 @@ pkt_gso_parse_ipv6(const uint8_t *p, size_t len, struct pkt_gso_info *info)
     if (len < IPV6_HEADER_LEN || IP_VER(p[0]) != 6) {
         return EINVAL;
     }
-    tot_len = IPV6_HEADER_LEN + pkt_gso_get16(p + IP6_PLEN_OFS);
+    tot_len = IPV6_HEADER_LEN + pkt_get16(p + IP6_PLEN_OFS);
     if (tot_len > len) {
         return EINVAL;
     }
@@ -147,7 +124,7 @@ pkt_gso_parse(const void *pkt_, size_t len, struct pkt_gso_info *info)
     switch (info->l4_proto) {
     case IPPROTO_TCP:
         info->l4_len = (room >= TCP_HEADER_LEN
-                        ? (pkt_gso_get16(pkt + info->l3_len
+                        ? (pkt_get16(pkt + info->l3_len
                                          + TCP_OFS(tcp_ctl)) >> 12) * 4
                         : 0);
         if (info->l4_len < TCP_HEADER_LEN) {
@@ -229,7 +206,7 @@ pkt_gso_fix_ip(const struct pkt_gso_job *job, uint8_t *out, size_t idx,
                size_t payload)
 {
     if (job->info.ipv6) {
-        pkt_gso_put16(out + IP6_PLEN_OFS,
+        pkt_put16(out + IP6_PLEN_OFS,
                       job->hdr_len - IPV6_HEADER_LEN + payload);
     } else {
         ovs_be16 tot_len = htons(job->hdr_len + payload);
@@ -272,7 +249,7 @@ pkt_gso_fix_tcp(const struct pkt_gso_job *job, uint8_t *tcp, size_t ofs,
     ctl = htons((job->info.l4_len / 4) << 12 | flags);
     put_unaligned_be32((ovs_be32 *) (tcp + TCP_OFS(tcp_seq)), seq);
     put_unaligned_be16((ovs_be16 *) (tcp + TCP_OFS(tcp_ctl)), ctl);
-    pkt_gso_put16(tcp + TCP_OFS(tcp_urg), urg);
+    pkt_put16(tcp + TCP_OFS(tcp_urg), urg);
     return csum_add16(csum_add16(csum_add32(0, seq), ctl), htons(urg));
 }
 
@@ -331,10 +308,10 @@ pkt_gso_job_init(struct pkt_gso_job *job, const uint8_t *pkt, size_t len)
     tcp = pkt + job->info.l3_len;
     job->pkt = pkt;
     job->hdr_len = job->info.l3_len + job->info.l4_len;
-    job->ip_id = job->info.ipv6 ? 0 : pkt_gso_get16(pkt + IP4_OFS(ip_id));
-    job->flags = pkt_gso_get16(tcp + TCP_OFS(tcp_ctl)) & 0x0fff;
-    job->seq = pkt_gso_get32(tcp + TCP_OFS(tcp_seq));
-    job->urg = pkt_gso_get16(tcp + TCP_OFS(tcp_urg));
+    job->ip_id = job->info.ipv6 ? 0 : pkt_get16(pkt + IP4_OFS(ip_id));
+    job->flags = pkt_get16(tcp + TCP_OFS(tcp_ctl)) & 0x0fff;
+    job->seq = pkt_get32(tcp + TCP_OFS(tcp_seq));
+    job->urg = pkt_get16(tcp + TCP_OFS(tcp_urg));
     pkt_gso_job_sums(job);
     return 0;
 }
@@ -432,7 +409,7 @@ pkt_gso_csum_fill(void *pkt_, size_t len)
         pkt_gso_fill_sctp(l4, l4_total);
         return 0;
     }
-    pkt_gso_put16(l4 + pkt_gso_csum_ofs(info.l4_proto), 0);
+    pkt_put16(l4 + pkt_gso_csum_ofs(info.l4_proto), 0);
     sum = pkt_gso_pseudo_len(pkt_gso_pseudo_base(pkt, &info), l4_total);
     sum = pkt_csum_partial(l4, l4_total, sum);
     pkt_gso_finish_l4(l4, &info, sum);
@@ -457,7 +434,7 @@ pkt_gso_csum_copy(void *dst_, const void *pkt_, size_t len)
     hdr_len = info.l3_len + info.l4_len;
     l4_total = info.pkt_len - info.l3_len;
     memcpy(dst, pkt, hdr_len);
-    pkt_gso_put16(dst + info.l3_len + pkt_gso_csum_ofs(info.l4_proto), 0);
+    pkt_put16(dst + info.l3_len + pkt_gso_csum_ofs(info.l4_proto), 0);
     sum = pkt_gso_pseudo_len(pkt_gso_pseudo_base(pkt, &info), l4_total);
     sum = pkt_csum_partial(dst + info.l3_len, info.l4_len, sum);
     sum = pkt_csum_copy(dst + hdr_len, pkt + hdr_len, info.payload_len, sum);
