@@ -193,16 +193,9 @@ netdev_wg_flush_queue(struct netdev_wireguard *wg, struct udp_batch_tx *q,
 {
     size_t n = udp_batch_tx_count(q);
 
+    /* Messages are queued only for a family whose socket exists. */
     if (n) {
-        size_t sent = sock ? udp_batch_tx_flush(q, sock, NULL) : 0;
-        if (!sock) {
-            udp_batch_tx_destroy(q == wg->tx.q4 ? wg->tx.q4 : wg->tx.q6);
-            if (q == wg->tx.q4) {
-                wg->tx.q4 = udp_batch_tx_create(NETDEV_WG_TX_SLOTS);
-            } else {
-                wg->tx.q6 = udp_batch_tx_create(NETDEV_WG_TX_SLOTS);
-            }
-        }
+        size_t sent = udp_batch_tx_flush(q, sock, NULL);
         if (sent < n) {
             COVERAGE_ADD(wg_tx_socket_drop, n - sent);
             wg->stats.tx_dropped += n - sent;

@@ -226,6 +226,7 @@ netdev_wg_apply_sockets(struct netdev_wireguard *wg,
         if (error) {
             return error;
         }
+        netdev_wg_io_flush(wg);
         udp_batch_close(wg->sock4);
         udp_batch_close(wg->sock6);
         wg->sock4 = s4;
@@ -259,6 +260,7 @@ netdev_wg_set_listen_port(struct netdev_wireguard *wg, int port)
         free(err);
         return error;
     }
+    netdev_wg_io_flush(wg);
     udp_batch_close(wg->sock4);
     udp_batch_close(wg->sock6);
     wg->sock4 = s4;
