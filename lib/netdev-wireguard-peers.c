@@ -118,7 +118,7 @@ netdev_wg_peer_apply(struct netdev_wireguard *wg, struct wg_peer *peer,
     }
     wg_device_peer_allowed_ips_clear(wg->dev, peer);
     for (size_t i = 0; i < cp->n_allowed_ips; i++) {
-        const struct wg_config_prefix *p = &cp->allowed_ips[i];
+        const struct wg_addr_prefix *p = &cp->allowed_ips[i];
         int error = wg_device_peer_allowed_ip_add(wg->dev, peer, p->family,
                                                   p->addr, p->len);
         if (error) {

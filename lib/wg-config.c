@@ -30,8 +30,10 @@
 
 #include "hash.h"
 #include "openvswitch/dynamic-string.h"
+#include "socket-util.h"
 #include "sset.h"
 #include "util.h"
+#include "wg-addr.h"
 
 #define WG_CONFIG_PEER_PREFIX "peer."
 #define WG_CONFIG_KEY_FILE_MAX 256
@@ -108,94 +110,11 @@ parse_bool(const char *s, bool *b)
     return true;
 }
 
-bool
-wg_config_parse_endpoint(const char *s, struct sockaddr_storage *ss,
-                         socklen_t *lenp)
-{
-    char host[INET6_ADDRSTRLEN + 1];
-    bool bracketed = s[0] == '[';
-    const char *colon;
-    size_t host_len;
-    int port;
-
-    memset(ss, 0, sizeof *ss);
-    if (bracketed) {
-        const char *close = strchr(s, ']');
-        if (!close || close[1] != ':') {
-            return false;
-        }
-        host_len = close - s - 1;
-        colon = close + 1;
-        s++;
-    } else {
-        colon = strrchr(s, ':');
-        if (!colon) {
-            return false;
-        }
-        host_len = colon - s;
-    }
-    if (!host_len || host_len >= sizeof host
-        || !parse_port(colon + 1, &port) || !port) {
-        return false;
-    }
-    memcpy(host, s, host_len);
-    host[host_len] = '\0';
-
-    struct sockaddr_in *sin = (struct sockaddr_in *) ss;
-    struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *) ss;
-    if (!bracketed && inet_pton(AF_INET, host, &sin->sin_addr) == 1) {
-        sin->sin_family = AF_INET;
-        sin->sin_port = htons(port);
-        *lenp = sizeof *sin;
-    } else if (inet_pton(AF_INET6, host, &sin6->sin6_addr) == 1) {
-        sin6->sin6_family = AF_INET6;
-        sin6->sin6_port = htons(port);
-        *lenp = sizeof *sin6;
-    } else {
-        return false;
-    }
-    return true;
-}
-
-bool
-wg_config_parse_prefix(const char *s, struct wg_config_prefix *p)
-{
-    char addr[INET6_ADDRSTRLEN + 1];
-    const char *slash = strchr(s, '/');
-    size_t addr_len = slash ? slash - s : strlen(s);
-    unsigned int max;
-
-    memset(p, 0, sizeof *p);
-    if (!addr_len || addr_len >= sizeof addr) {
-        return false;
-    }
-    memcpy(addr, s, addr_len);
-    addr[addr_len] = '\0';
-    if (inet_pton(AF_INET, addr, p->addr) == 1) {
-        p->family = AF_INET;
-        max = 32;
-    } else if (inet_pton(AF_INET6, addr, p->addr) == 1) {
-        p->family = AF_INET6;
-        max = 128;
-    } else {
-        return false;
-    }
-    p->len = max;
-    if (slash) {
-        int len;
-        if (!parse_port(slash + 1, &len) || len > max) {
-            return false;
-        }
-        p->len = len;
-    }
-    return true;
-}
-
 /* Parses a comma-separated list of prefixes (spaces allowed around
  * commas).  Returns NULL on success, otherwise the first bad element
  * (caller frees). */
 static char *
-parse_prefix_list(const char *s, struct wg_config_prefix **prefixes,
+parse_prefix_list(const char *s, struct wg_addr_prefix **prefixes,
                   size_t *n)
 {
     char *copy = xstrdup(s);
@@ -206,8 +125,8 @@ parse_prefix_list(const char *s, struct wg_config_prefix **prefixes,
     *n = 0;
     for (char *tok = strtok_r(copy, ", ", &save); tok;
          tok = strtok_r(NULL, ", ", &save)) {
-        struct wg_config_prefix p;
-        if (!wg_config_parse_prefix(tok, &p)) {
+        struct wg_addr_prefix p;
+        if (!wg_addr_parse_prefix(tok, true, &p)) {
             bad = xstrdup(tok);
             break;
         }
@@ -393,8 +312,9 @@ parse_peer(const struct smap *peer_args, struct wg_config_peer *peer)
         return xstrdup("public_key is not a base64 32-byte key");
     }
     s = smap_get(peer_args, "endpoint");
-    if (s && !wg_config_parse_endpoint(s, &peer->endpoint,
-                                       &peer->endpoint_len)) {
+    if (s && (!wg_addr_parse_endpoint(s, &peer->endpoint,
+                                      &peer->endpoint_len)
+              || !ss_get_port(&peer->endpoint))) {
         return xasprintf("endpoint \"%s\" is not IPv4:port or [IPv6]:port",
                          s);
     }

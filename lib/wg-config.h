@@ -35,14 +35,8 @@
 #include <sys/socket.h>
 #include "openvswitch/hmap.h"
 #include "smap.h"
+#include "wg-addr.h"
 #include "wg-crypto.h"
-
-/* An IPv4 or IPv6 prefix ('addr' in network order, 4 or 16 bytes used). */
-struct wg_config_prefix {
-    int family;                     /* AF_INET or AF_INET6. */
-    uint8_t addr[16];
-    unsigned int len;
-};
 
 struct wg_config_peer {
     struct hmap_node node;          /* In struct wg_config's 'peers', by
@@ -54,7 +48,7 @@ struct wg_config_peer {
     uint8_t psk[WG_KEY_LEN];
     struct sockaddr_storage endpoint;
     socklen_t endpoint_len;         /* 0: no endpoint. */
-    struct wg_config_prefix *allowed_ips;
+    struct wg_addr_prefix *allowed_ips;
     size_t n_allowed_ips;
     unsigned int persistent_keepalive;  /* Seconds, 0 = off. */
 };
@@ -91,15 +85,6 @@ int wg_config_parse(const struct smap *args, struct wg_config *cfg,
 /* Returns the peer named 'name' in 'cfg', or NULL. */
 struct wg_config_peer *wg_config_find_peer(const struct wg_config *cfg,
                                            const char *name);
-
-/* Parses "a.b.c.d:port" or "[v6]:port" into 'ss'/'lenp'.  Returns true on
- * success. */
-bool wg_config_parse_endpoint(const char *s, struct sockaddr_storage *ss,
-                              socklen_t *lenp);
-
-/* Parses "addr/len" or a bare address (host prefix) into 'p'.  Returns
- * true on success. */
-bool wg_config_parse_prefix(const char *s, struct wg_config_prefix *p);
 
 /* Reads a base64 key from the file 'path' into 'key'.  Refuses a file that
  * users other than its owner's group can read or write.  Returns 0, or an

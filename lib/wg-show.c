@@ -23,6 +23,7 @@
 
 #include "openvswitch/dynamic-string.h"
 #include "util.h"
+#include "wg-addr.h"
 #include "wg-device.h"
 
 void
@@ -70,22 +71,6 @@ wg_show_duration(struct ds *out, long long int seconds)
 }
 
 static void
-put_endpoint(struct ds *out, const struct sockaddr_storage *ss)
-{
-    char buf[INET6_ADDRSTRLEN];
-
-    if (ss->ss_family == AF_INET) {
-        const struct sockaddr_in *sin = (const struct sockaddr_in *) ss;
-        inet_ntop(AF_INET, &sin->sin_addr, buf, sizeof buf);
-        ds_put_format(out, "%s:%u", buf, ntohs(sin->sin_port));
-    } else if (ss->ss_family == AF_INET6) {
-        const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *) ss;
-        inet_ntop(AF_INET6, &sin6->sin6_addr, buf, sizeof buf);
-        ds_put_format(out, "[%s]:%u", buf, ntohs(sin6->sin6_port));
-    }
-}
-
-static void
 put_allowed_ip(void *out_, int family, const uint8_t *addr,
                unsigned int prefix_len)
 {
@@ -114,7 +99,7 @@ put_peer(struct ds *out, const struct wg_device *dev,
     }
     if (info.endpoint_len) {
         ds_put_cstr(out, "  endpoint: ");
-        put_endpoint(out, &info.endpoint);
+        wg_addr_format_endpoint(out, &info.endpoint);
         ds_put_char(out, '\n');
     }
     ds_put_cstr(out, "  allowed ips: ");

@@ -19,7 +19,6 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <net/if.h>
 #include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -30,6 +29,7 @@
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/vlog.h"
 #include "util.h"
+#include "wg-addr.h"
 #include "wg-crypto.h"
 #include "wg-device.h"
 
@@ -62,18 +62,10 @@ struct uapi_op {
         uint8_t key[WG_KEY_LEN];
         uint32_t num;
         struct {
-            union {
-                struct sockaddr sa;
-                struct sockaddr_in sin;
-                struct sockaddr_in6 sin6;
-            };
+            struct sockaddr_storage ss;
             socklen_t len;
         } ep;
-        struct {
-            int family;
-            uint8_t addr[16];
-            unsigned int len;
-        } ip;
+        struct wg_addr_prefix ip;
     } u;
 };
 
@@ -231,118 +223,19 @@ parse_true(const char *value, struct uapi_op *op OVS_UNUSED)
     return strcmp(value, "true") ? EINVAL : 0;
 }
 
-/* Parses an IPv6 scope: a number or an interface name. */
-static int
-parse_scope(const char *scope, uint32_t *idp)
-{
-    unsigned long long n;
-
-    if (!parse_decimal(scope, UINT32_MAX, &n)) {
-        *idp = n;
-        return 0;
-    }
-    *idp = strlen(scope) < IF_NAMESIZE ? if_nametoindex(scope) : 0;
-    return *idp ? 0 : EINVAL;
-}
-
-static int
-parse_endpoint6(char *host, uint16_t port, struct uapi_op *op)
-{
-    struct sockaddr_in6 *sin6 = &op->u.ep.sin6;
-    char *scope = strchr(host, '%');
-
-    memset(sin6, 0, sizeof *sin6);
-    if (scope) {
-        *scope++ = '\0';
-        if (parse_scope(scope, &sin6->sin6_scope_id)) {
-            return EINVAL;
-        }
-    }
-    if (inet_pton(AF_INET6, host, &sin6->sin6_addr) != 1) {
-        return EINVAL;
-    }
-    sin6->sin6_family = AF_INET6;
-    sin6->sin6_port = htons(port);
-    op->u.ep.len = sizeof *sin6;
-    return 0;
-}
-
-static int
-parse_endpoint4(const char *host, uint16_t port, struct uapi_op *op)
-{
-    struct sockaddr_in *sin = &op->u.ep.sin;
-
-    memset(sin, 0, sizeof *sin);
-    if (inet_pton(AF_INET, host, &sin->sin_addr) != 1) {
-        return EINVAL;
-    }
-    sin->sin_family = AF_INET;
-    sin->sin_port = htons(port);
-    op->u.ep.len = sizeof *sin;
-    return 0;
-}
-
 /* Parses "a.b.c.d:port", "[ipv6]:port" or "[ipv6%scope]:port". */
 static int
 parse_endpoint(const char *value, struct uapi_op *op)
 {
-    char *copy = xstrdup(value);
-    char *host = copy;
-    unsigned long long port;
-    char *colon;
-    int error = EINVAL;
-
-    if (*host == '[') {
-        char *close = strchr(++host, ']');
-
-        if (!close || close[1] != ':') {
-            goto out;
-        }
-        *close = '\0';
-        colon = close + 1;
-    } else {
-        colon = strrchr(host, ':');
-        if (!colon) {
-            goto out;
-        }
-        *colon = '\0';
-    }
-    if (parse_decimal(colon + 1, UINT16_MAX, &port)) {
-        goto out;
-    }
-    error = (*copy == '[' ? parse_endpoint6(host, port, op)
-             : parse_endpoint4(host, port, op));
-out:
-    free(copy);
-    return error;
+    return (wg_addr_parse_endpoint(value, &op->u.ep.ss, &op->u.ep.len)
+            ? 0 : EINVAL);
 }
 
 /* Parses "addr/len" (IPv4 or IPv6).  The device masks host bits off. */
 static int
 parse_prefix(const char *value, struct uapi_op *op)
 {
-    char *copy = xstrdup(value);
-    char *slash = strchr(copy, '/');
-    unsigned long long len;
-    int family, max, error = EINVAL;
-
-    memset(&op->u.ip, 0, sizeof op->u.ip);
-    if (!slash) {
-        goto out;
-    }
-    *slash = '\0';
-    family = strchr(copy, ':') ? AF_INET6 : AF_INET;
-    max = family == AF_INET ? 32 : 128;
-    if (inet_pton(family, copy, op->u.ip.addr) != 1
-        || parse_decimal(slash + 1, max, &len)) {
-        goto out;
-    }
-    op->u.ip.family = family;
-    op->u.ip.len = len;
-    error = 0;
-out:
-    free(copy);
-    return error;
+    return wg_addr_parse_prefix(value, false, &op->u.ip) ? 0 : EINVAL;
 }
 
 /* Parsing a whole request. */
@@ -533,8 +426,9 @@ apply_peer_op(struct uapi_ctx *ctx, struct wg_peer *peer,
         wg_device_peer_set_psk(ctx->dev, peer, op->u.key);
         return 0;
     case K_ENDPOINT:
-        return wg_device_peer_set_endpoint(ctx->dev, peer, &op->u.ep.sa,
-                                           op->u.ep.len);
+        return wg_device_peer_set_endpoint(
+            ctx->dev, peer, (const struct sockaddr *) &op->u.ep.ss,
+            op->u.ep.len);
     case K_KEEPALIVE:
         wg_device_peer_get_info(ctx->dev, peer, &info);
         if (info.persistent_keepalive_s != op->u.num) {
@@ -691,24 +585,11 @@ wg_uapi_set(struct wg_device *dev, const struct wg_uapi_hooks *hooks,
 static void
 put_endpoint(struct ds *out, const struct sockaddr_storage *ss)
 {
-    char addr[INET6_ADDRSTRLEN];
+    struct ds ep = DS_EMPTY_INITIALIZER;
 
-    if (ss->ss_family == AF_INET) {
-        const struct sockaddr_in *sin = (const struct sockaddr_in *) ss;
-
-        inet_ntop(AF_INET, &sin->sin_addr, addr, sizeof addr);
-        put_line(out, "endpoint=%s:%u\n", addr, ntohs(sin->sin_port));
-    } else if (ss->ss_family == AF_INET6) {
-        const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *) ss;
-
-        inet_ntop(AF_INET6, &sin6->sin6_addr, addr, sizeof addr);
-        if (sin6->sin6_scope_id) {
-            put_line(out, "endpoint=[%s%%%"PRIu32"]:%u\n", addr,
-                     sin6->sin6_scope_id, ntohs(sin6->sin6_port));
-        } else {
-            put_line(out, "endpoint=[%s]:%u\n", addr, ntohs(sin6->sin6_port));
-        }
-    }
+    wg_addr_format_endpoint(&ep, ss);
+    put_line(out, "endpoint=%s\n", ds_cstr(&ep));
+    ds_destroy(&ep);
 }
 
 static void
