@@ -16,18 +16,12 @@
 
 /* libFuzzer target for pkt-gro.
  *
- * Build (from a scratch directory; OVSS/OVSB as in the build notes):
+ * Built by "make" when configure finds clang with libFuzzer (see
+ * tests/automake.mk) and run for a bounded number of inputs by "make
+ * check"; run it longer with e.g. "tests/fuzz-pkt-gro -max_total_time=60".
  *
- *     clang -g -O1 -fsanitize=fuzzer,address,undefined \
- *         -I$OVSB -I$OVSS/include -I$OVSB/include -I$OVSS/lib -I$OVSB/lib \
- *         -Ilib -Itests tests/fuzz-pkt-gro.c tests/test-pkt-util.c \
- *         lib/pkt-gro.c lib/pkt-gso.c lib/pkt-csum.c \
- *         $OVSB/lib/.libs/libopenvswitch.a -lssl -lcrypto -latomic -lm \
- *         -o fuzz-pkt-gro
- *     ./fuzz-pkt-gro -max_total_time=60
- *
- * Compiled with -DFUZZ_PKT_GRO_MAIN instead of -fsanitize=fuzzer, it gets a
- * main() that runs each file named on the command line once.
+ * A crash file is replayed by giving it to the fuzzer binary as an
+ * argument: "fuzz-pkt-gro FILE".
  *
  * The input is a sequence of records, each making one packet of the batch:
  * a record whose first byte has the high bit set is a raw packet (the next
@@ -307,24 +301,3 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     return 0;
 }
-
-#ifdef FUZZ_PKT_GRO_MAIN
-int
-main(int argc, char *argv[])
-{
-    for (int i = 1; i < argc; i++) {
-        FILE *f = fopen(argv[i], "rb");
-        static uint8_t buf[1 << 20];
-        size_t n;
-
-        if (!f) {
-            perror(argv[i]);
-            return 1;
-        }
-        n = fread(buf, 1, sizeof buf, f);
-        fclose(f);
-        LLVMFuzzerTestOneInput(buf, n);
-    }
-    return 0;
-}
-#endif

@@ -16,17 +16,12 @@
 
 /* libFuzzer target for the receive path of wg-device.
  *
- * Build (from a scratch directory; OVSS/OVSB as in the build notes):
+ * Built by "make" when configure finds clang with libFuzzer (see
+ * tests/automake.mk) and run for a bounded number of inputs by "make
+ * check"; run it longer with e.g. "tests/fuzz-wg-device -max_total_time=60".
  *
- *     clang -g -O1 -fsanitize=fuzzer,address,undefined \
- *         -I$OVSB -I$OVSS/include -I$OVSB/include -I$OVSS/lib -I$OVSB/lib \
- *         -Ilib tests/fuzz-wg-device.c lib/wg-*.c \
- *         $OVSB/lib/.libs/libopenvswitch.a -lssl -lcrypto -lsodium \
- *         -latomic -lm -o fuzz-wg-device
- *     ./fuzz-wg-device -max_total_time=60
- *
- * Compiled with -DFUZZ_WG_DEVICE_MAIN instead of -fsanitize=fuzzer, it gets
- * a main() that runs each file named on the command line once.
+ * A crash file is replayed by giving it to the fuzzer binary as an
+ * argument: "fuzz-wg-device FILE".
  *
  * Two devices, "a" and "b", are peers with a live session set up at
  * initialization (and again whenever it lapsed).  Each input is one
@@ -360,24 +355,3 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     deliver_queue();
     return 0;
 }
-
-#ifdef FUZZ_WG_DEVICE_MAIN
-int
-main(int argc, char *argv[])
-{
-    for (int i = 1; i < argc; i++) {
-        FILE *f = fopen(argv[i], "rb");
-        uint8_t input[65536];
-        size_t n;
-
-        if (!f) {
-            perror(argv[i]);
-            return 1;
-        }
-        n = fread(input, 1, sizeof input, f);
-        fclose(f);
-        LLVMFuzzerTestOneInput(input, n);
-    }
-    return 0;
-}
-#endif

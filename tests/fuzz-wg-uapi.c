@@ -16,19 +16,12 @@
 
 /* libFuzzer target for the UAPI set request parser.
  *
- * Build (from the source tree; OVSS/OVSB as in the build notes):
+ * Built by "make" when configure finds clang with libFuzzer (see
+ * tests/automake.mk) and run for a bounded number of inputs by "make
+ * check"; run it longer with e.g. "tests/fuzz-wg-uapi -max_total_time=60".
  *
- *     clang -g -O1 -fsanitize=fuzzer,address,undefined \
- *         -I$OVSB -I$OVSS/include -I$OVSB/include -I$OVSS/lib -I$OVSB/lib \
- *         -Ilib tests/fuzz-wg-uapi.c lib/wg-uapi.c lib/wg-device*.c \
- *         lib/wg-peer.c lib/wg-noise.c lib/wg-crypto.c lib/wg-cookie.c \
- *         lib/wg-allowedips.c lib/wg-ratelimiter.c lib/wg-replay.c \
- *         lib/wg-timers.c $OVSB/lib/.libs/libopenvswitch.a -lssl -lcrypto \
- *         -lsodium -latomic -lm -o fuzz-wg-uapi
- *     ./fuzz-wg-uapi -max_total_time=60 -dict=tests/fuzz-wg-uapi.dict
- *
- * Compiled with -DFUZZ_WG_UAPI_MAIN instead of -fsanitize=fuzzer, it gets
- * a main() that runs each file named on the command line once.
+ * A crash file is replayed by giving it to the fuzzer binary as an
+ * argument: "fuzz-wg-uapi FILE".
  *
  * Each input is the body of a "set=1" request, applied to one device that
  * lives across inputs (emptied when it grows past 64 peers).  Invariants:
@@ -265,22 +258,3 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ds_destroy(&reply);
     return 0;
 }
-
-#ifdef FUZZ_WG_UAPI_MAIN
-int
-main(int argc, char *argv[])
-{
-    for (int i = 1; i < argc; i++) {
-        FILE *f = fopen(argv[i], "rb");
-        uint8_t *buf = xmalloc(WG_UAPI_MAX_REQUEST);
-        size_t n;
-
-        FUZZ_CHECK(f);
-        n = fread(buf, 1, WG_UAPI_MAX_REQUEST, f);
-        fclose(f);
-        LLVMFuzzerTestOneInput(buf, n);
-        free(buf);
-    }
-    return 0;
-}
-#endif
