@@ -122,6 +122,15 @@ bool wg_aead_open(struct wg_aead_key *k, uint64_t counter,
                   uint8_t *dst, const uint8_t *src, size_t len,
                   const uint8_t *ad, size_t ad_len);
 
+/* Chooses how wg_aead_* give a message's nonce to OpenSSL: through the
+ * cipher's fixed-IV parameter when 'enable' and that gives correct results
+ * on this OpenSSL (the default), else by reinitializing the context.  Both
+ * are correct; the first is faster.  For tests and benchmarks. */
+void wg_crypto_set_nonce_param(bool enable);
+
+/* Returns true if wg_aead_* set nonces through the parameter. */
+bool wg_crypto_get_nonce_param(void);
+
 /* One-shot forms for handshake messages (key used once). */
 bool wg_crypto_aead_seal_once(const uint8_t key[WG_KEY_LEN], uint64_t counter,
                               uint8_t *dst, const uint8_t *src, size_t len,
