@@ -387,11 +387,13 @@ netdev_wg_io_send(struct netdev_wireguard *wg, struct dp_packet_batch *batch)
 {
     struct dp_packet *pkt;
 
+    wg_device_clock_freeze(wg->dev);
     DP_PACKET_BATCH_FOR_EACH (i, pkt, batch) {
         netdev_wg_l2_from_bridge(wg, pkt);
     }
     dp_packet_batch_init(batch);
     netdev_wg_io_flush(wg);
+    wg_device_clock_thaw(wg->dev);
 }
 
 /* Protocol engine hooks. */
@@ -568,9 +570,11 @@ netdev_wg_io_recv(struct netdev_wireguard *wg, struct dp_packet_batch *batch)
     struct dp_packet *pkt;
 
     if (!wg->to_bridge.n) {
+        wg_device_clock_freeze(wg->dev);
         netdev_wg_rx_sock(wg, wg->sock4);
         netdev_wg_rx_sock(wg, wg->sock6);
         netdev_wg_io_flush(wg);
+        wg_device_clock_thaw(wg->dev);
     }
     dp_packet_batch_init(batch);
     while (dp_packet_batch_size(batch) < NETDEV_MAX_BURST

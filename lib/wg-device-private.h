@@ -33,6 +33,8 @@ struct wg_ratelimiter;
 struct wg_device {
     struct wg_device_hooks hooks;
     void *aux;
+    bool clock_frozen;          /* See wg_device_clock_freeze(). */
+    long long int frozen_now_ms;
 
     struct wg_noise_identity identity;
     struct wg_cookie_checker cookie_checker;

@@ -38,7 +38,23 @@ static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
 long long int
 wg_device_now(const struct wg_device *dev)
 {
+    if (dev->clock_frozen) {
+        return dev->frozen_now_ms;
+    }
     return dev->hooks.now_ms ? dev->hooks.now_ms(dev->aux) : time_msec();
+}
+
+void
+wg_device_clock_freeze(struct wg_device *dev)
+{
+    dev->frozen_now_ms = wg_device_now(dev);
+    dev->clock_frozen = true;
+}
+
+void
+wg_device_clock_thaw(struct wg_device *dev)
+{
+    dev->clock_frozen = false;
 }
 
 void

@@ -111,6 +111,13 @@ bool wg_device_is_under_load(struct wg_device *dev);
 /* Current monotonic time of the device's clock, in ms. */
 long long int wg_device_now(const struct wg_device *dev);
 
+/* Makes wg_device_now() return the current time until
+ * wg_device_clock_thaw(), so that a batch of packets handled in one go
+ * reads the clock once rather than once per packet.  The caller freezes
+ * only around work that takes far less than a millisecond. */
+void wg_device_clock_freeze(struct wg_device *dev);
+void wg_device_clock_thaw(struct wg_device *dev);
+
 /* Peers. */
 
 /* Adds a peer with public key 'pub'.  Returns 0 and stores the peer in

@@ -210,6 +210,36 @@ test_device_reject_time(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
 }
 WGTEST_REGISTER("device-reject-time", test_device_reject_time);
 
+/* A frozen clock reads the time of the freeze, also for the timers of the
+ * packets sent meanwhile; thawed, it follows the clock again. */
+static void
+test_device_clock_freeze(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
+{
+    struct wg_device *a;
+    struct wgpair p;
+    long long int t0;
+
+    wgpair_init(&p, NULL, NULL);
+    a = p.node[0].dev;
+    t0 = p.now_ms;
+    WGTEST_CHECK(wg_device_now(a) == t0);
+    wgpair_handshake(&p, 0);
+
+    wg_device_clock_freeze(a);
+    p.now_ms = t0 + WG_REJECT_AFTER_TIME_MS;
+    WGTEST_CHECK(wg_device_now(a) == t0);
+    WGTEST_CHECK(wg_device_now(p.node[1].dev) == p.now_ms);
+    /* At the frozen time the keypair is still valid. */
+    WGTEST_CHECK(wgpair_send_ip(&p, 0, 100) > 0);
+
+    wg_device_clock_thaw(a);
+    WGTEST_CHECK(wg_device_now(a) == p.now_ms);
+    WGTEST_CHECK(wgpair_send_ip(&p, 0, 100) == WG_DEVICE_TX_NO_SESSION);
+    wgpair_destroy(&p);
+    printf("clock freeze ok\n");
+}
+WGTEST_REGISTER("device-clock-freeze", test_device_clock_freeze);
+
 static void
 test_device_previous_keypair(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
 {
