@@ -56,6 +56,10 @@ struct wg_aead_key {
 
 static struct vlog_rate_limit wg_crypto_rl = VLOG_RATE_LIMIT_INIT(5, 5);
 
+/* True while wg_aead_nonce_param_works() probes OpenSSL: a failure there
+ * only means that the probed way is not available. */
+static bool wg_crypto_probing;
+
 /* Reports a library failure in 'what' and clears OpenSSL's error queue of
  * this thread.  Never logs data. */
 static void
@@ -63,8 +67,10 @@ wg_crypto_log_failure(const char *what)
 {
     unsigned long err = ERR_peek_last_error();
 
-    VLOG_ERR_RL(&wg_crypto_rl, "%s failed: %s", what,
-                err ? ERR_reason_error_string(err) : "unknown error");
+    if (!wg_crypto_probing) {
+        VLOG_ERR_RL(&wg_crypto_rl, "%s failed: %s", what,
+                    err ? ERR_reason_error_string(err) : "unknown error");
+    }
     ERR_clear_error();
 }
 
@@ -105,8 +111,11 @@ wg_crypto_init(void)
         } else {
             wg_crypto.ok = true;
             wg_crypto.nonce_param = wg_aead_nonce_param_works();
-            VLOG_DBG("ChaCha20-Poly1305 nonces set by %s",
-                     wg_crypto.nonce_param ? "parameter" : "reinitialization");
+            if (!wg_crypto.nonce_param) {
+                VLOG_INFO("this OpenSSL does not take ChaCha20-Poly1305 "
+                          "nonces as a parameter; reinitializing the cipher "
+                          "for each packet (slower)");
+            }
         }
         ovsthread_once_done(&once);
     }
@@ -491,16 +500,27 @@ wg_aead_open_nonce(struct wg_aead_key *k,
                           wg_crypto.nonce_param);
 }
 
-/* Seals and opens two messages of different lengths, the second with
- * additional data, both ways of setting the nonce, with a forged tag in
- * between; true if the nonce parameter gives the same results. */
+/* Messages of wg_aead_nonce_param_works(). */
+#define WG_AEAD_CHECK_MAX 1420
+struct wg_aead_check {
+    size_t len;                 /* Plaintext bytes. */
+    size_t ad_len;              /* Additional data bytes. */
+    uint8_t nonce[WG_AEAD_NONCE_LEN];
+    uint8_t pt[WG_AEAD_CHECK_MAX];
+    uint8_t ref[WG_AEAD_CHECK_MAX + WG_AEAD_TAG_LEN];   /* Reinitialized. */
+};
+
+/* Seals three messages (a full data packet, a short one with additional
+ * data, a keepalive) by reinitialization, then again one after the other
+ * through the nonce parameter, and opens them that way with a forged tag
+ * in between.  Returns true if the nonce parameter gave the same results. */
 static bool
 wg_aead_nonce_param_works(void)
 {
-    static const size_t lens[] = { 1420, 77 };
-    uint8_t key[WG_KEY_LEN], nonce[WG_AEAD_NONCE_LEN], ad[13];
-    uint8_t pt[1420], ref[1420 + WG_AEAD_TAG_LEN];
-    uint8_t out[1420 + WG_AEAD_TAG_LEN], back[1420];
+    static const size_t lens[][2] = { { 1420, 0 }, { 77, 13 }, { 0, 0 } };
+    struct wg_aead_check msgs[ARRAY_SIZE(lens)];
+    uint8_t out[WG_AEAD_CHECK_MAX + WG_AEAD_TAG_LEN], ad[13];
+    uint8_t key[WG_KEY_LEN], back[WG_AEAD_CHECK_MAX];
     struct wg_aead_key *k;
     bool ok = true;
 
@@ -511,23 +531,33 @@ wg_aead_nonce_param_works(void)
     if (!k) {
         return false;
     }
-    for (size_t i = 0; ok && i < ARRAY_SIZE(lens); i++) {
-        size_t len = lens[i], ad_len = i ? sizeof ad : 0;
-        size_t sealed_len = len + WG_AEAD_TAG_LEN;
+    wg_crypto_probing = true;
+    for (size_t i = 0; ok && i < ARRAY_SIZE(msgs); i++) {
+        struct wg_aead_check *m = &msgs[i];
 
-        randombytes_buf(pt, len);
-        randombytes_buf(nonce, sizeof nonce);
-        ok = (wg_aead_seal__(k, nonce, ref, pt, len, ad, ad_len, false)
-              && wg_aead_seal__(k, nonce, out, pt, len, ad, ad_len, true)
-              && !memcmp(out, ref, sealed_len));
-        out[len] ^= 1;
-        ok = ok && !wg_aead_open__(k, nonce, back, out, sealed_len,
-                                   ad, ad_len, true);
-        out[len] ^= 1;
-        ok = (ok && wg_aead_open__(k, nonce, back, out, sealed_len,
-                                   ad, ad_len, true)
-              && !memcmp(back, pt, len));
+        m->len = lens[i][0];
+        m->ad_len = lens[i][1];
+        randombytes_buf(m->nonce, sizeof m->nonce);
+        randombytes_buf(m->pt, m->len);
+        ok = wg_aead_seal__(k, m->nonce, m->ref, m->pt, m->len,
+                            ad, m->ad_len, false);
     }
+    for (size_t i = 0; ok && i < ARRAY_SIZE(msgs); i++) {
+        struct wg_aead_check *m = &msgs[i];
+        size_t sealed_len = m->len + WG_AEAD_TAG_LEN;
+
+        ok = (wg_aead_seal__(k, m->nonce, out, m->pt, m->len,
+                             ad, m->ad_len, true)
+              && !memcmp(out, m->ref, sealed_len));
+        out[m->len] ^= 1;
+        ok = ok && !wg_aead_open__(k, m->nonce, back, out, sealed_len,
+                                   ad, m->ad_len, true);
+        out[m->len] ^= 1;
+        ok = (ok && wg_aead_open__(k, m->nonce, back, out, sealed_len,
+                                   ad, m->ad_len, true)
+              && !memcmp(back, m->pt, m->len));
+    }
+    wg_crypto_probing = false;
     wg_aead_key_destroy(k);
     return ok;
 }
