@@ -114,7 +114,8 @@ long long int wg_device_now(const struct wg_device *dev);
 /* Makes wg_device_now() return the current time until
  * wg_device_clock_thaw(), so that a batch of packets handled in one go
  * reads the clock once rather than once per packet.  The caller freezes
- * only around work that takes far less than a millisecond. */
+ * it only around one batch, a few milliseconds at most: the protocol's
+ * timers count seconds. */
 void wg_device_clock_freeze(struct wg_device *dev);
 void wg_device_clock_thaw(struct wg_device *dev);
 
