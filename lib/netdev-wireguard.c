@@ -96,6 +96,7 @@ netdev_wireguard_construct(struct netdev *netdev)
         .handshake_failed = netdev_wg_io_handshake_failed,
     };
 
+    wg_crypto_log_config();
     ovs_mutex_init(&wg->mutex);
     wg->mac = netdev_wireguard_stable_mac(netdev_get_name(netdev));
     wg->mtu = NETDEV_WG_DEFAULT_MTU;

@@ -18,9 +18,11 @@
 #include "wg-crypto.h"
 
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <openssl/core_names.h>
+#include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
@@ -111,15 +113,28 @@ wg_crypto_init(void)
         } else {
             wg_crypto.ok = true;
             wg_crypto.nonce_param = wg_aead_nonce_param_works();
-            if (!wg_crypto.nonce_param) {
-                VLOG_INFO("this OpenSSL does not take ChaCha20-Poly1305 "
-                          "nonces as a parameter; reinitializing the cipher "
-                          "for each packet (slower)");
-            }
         }
         ovsthread_once_done(&once);
     }
     return wg_crypto.ok ? 0 : -1;
+}
+
+void
+wg_crypto_log_config(void)
+{
+    static struct ovsthread_once once = OVSTHREAD_ONCE_INITIALIZER;
+
+    if (ovsthread_once_start(&once)) {
+        const char *ia32cap = getenv("OPENSSL_ia32cap");
+
+        VLOG_INFO("%s; ChaCha20-Poly1305 nonces set by %s; CPU features: %s%s",
+                  OpenSSL_version(OPENSSL_VERSION),
+                  wg_crypto_get_nonce_param()
+                  ? "parameter" : "reinitialization (slower)",
+                  ia32cap ? "OPENSSL_ia32cap=" : "OpenSSL's own choice",
+                  ia32cap ? ia32cap : "");
+        ovsthread_once_done(&once);
+    }
 }
 
 static bool

@@ -43,6 +43,11 @@
  * than once; every other function may assume it succeeded. */
 int wg_crypto_init(void);
 
+/* Logs, once per process, which OpenSSL does the bulk crypto and how: its
+ * version, how nonces reach it (see wg_crypto_set_nonce_param()) and the
+ * CPU features it was told to use (OPENSSL_ia32cap). */
+void wg_crypto_log_config(void);
+
 /* Hashing. */
 
 /* out = BLAKE2s-256(a || b).  'b' may be NULL when 'b_len' is 0. */
