@@ -31,7 +31,9 @@ VLOG_DEFINE_THIS_MODULE(wireguard_register);
  *
  * The program is built from OVS's own vswitchd objects and linked with
  * -Wl,--wrap=bridge_init, so main() in OVS's ovs-vswitchd.o reaches this
- * wrapper, which registers our class before the bridge creates any port. */
+ * file's wrapper, which registers our class before the bridge creates any
+ * port, and with -Wl,--wrap=main, so that this file can choose OpenSSL's
+ * CPU features before OVS's main() starts. */
 
 void __real_bridge_init(const char *remote);
 void __wrap_bridge_init(const char *remote);
