@@ -413,14 +413,12 @@ wg_aead_set_nonce(EVP_CIPHER_CTX *ctx, const uint8_t nonce[WG_AEAD_NONCE_LEN],
 {
     OSSL_PARAM params[3], *p = params;
 
-    if (!nonce_param
-        && !EVP_CipherInit_ex(ctx, NULL, NULL, NULL, nonce, -1)) {
-        return false;
-    }
     if (nonce_param) {
         *p++ = OSSL_PARAM_construct_octet_string(
             OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED,
             CONST_CAST(uint8_t *, nonce), WG_AEAD_NONCE_LEN);
+    } else if (!EVP_CipherInit_ex(ctx, NULL, NULL, NULL, nonce, -1)) {
+        return false;
     }
     if (tag) {
         *p++ = OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG,
