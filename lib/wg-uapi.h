@@ -149,6 +149,10 @@ void wg_uapi_ds_wipe(struct ds *ds);
 #define WG_UAPI_MAX_CLIENTS 16              /* Open connections. */
 #define WG_UAPI_CLIENT_TIMEOUT_MS 10000     /* Connection lifetime. */
 
+/* New connections are accepted at most this often: a busy main loop would
+ * otherwise pay a failed accept() on every iteration. */
+#define WG_UAPI_ACCEPT_INTERVAL_MS 10
+
 struct wg_uapi_server;
 
 /* Serves the UAPI for 'dev' on 'dir'/'name'.sock ('dir' NULL:
