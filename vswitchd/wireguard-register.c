@@ -17,6 +17,7 @@
 #include <config.h>
 #include "netdev-wireguard.h"
 
+#include <limits.h>
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,23 @@ keep_freed_heap(void)
 int __real_main(int argc, char *argv[]);
 int __wrap_main(int argc, char *argv[]);
 
+/* Starts this program again with 'argv'.  Through the binary's own path
+ * rather than WG_SELF_EXE, whose last component ("exe") would become the
+ * process name that ps, top and pgrep show; WG_SELF_EXE only if the path
+ * cannot be read.  Returns only on failure. */
+static void
+exec_self(char *argv[])
+{
+    char path[PATH_MAX];
+    ssize_t n = readlink(WG_SELF_EXE, path, sizeof path - 1);
+
+    if (n > 0) {
+        path[n] = '\0';
+        execv(path, argv);
+    }
+    execv(WG_SELF_EXE, argv);
+}
+
 /* Runs before OVS's main() (the program is linked with -Wl,--wrap=main).
  * libcrypto reads OPENSSL_ia32cap once, when it is loaded, before any code
  * of ours runs: to give it our default, set the variable and start the
@@ -90,7 +108,7 @@ __wrap_main(int argc, char *argv[])
 {
     if (!getenv("OPENSSL_ia32cap")
         && !setenv("OPENSSL_ia32cap", WG_OPENSSL_IA32CAP, 0)) {
-        execv(WG_SELF_EXE, argv);
+        exec_self(argv);
         unsetenv("OPENSSL_ia32cap");
     }
     return __real_main(argc, argv);
