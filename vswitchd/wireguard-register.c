@@ -70,10 +70,10 @@ keep_freed_heap(void)
  * Sealing one 1420-byte packet after another in a loop, the 512-bit code is
  * about 15% faster; in the daemon, where every packet's encryption sits
  * between checksums, copies and system calls, it made a single TCP stream
- * through two hosts 5 to 30% slower on our 2-vCPU Xeon machine (the Linux
- * kernel avoids 512-bit registers in its own ChaCha20 and Poly1305 on CPUs
- * that slow down with them).  OPENSSL_ia32cap=~0:~0 gives OpenSSL back its
- * own choice. */
+ * through two hosts 1 to 17% slower (9% in the median of seven alternating
+ * runs) on our 2-vCPU Xeon machine (the Linux kernel avoids 512-bit
+ * registers in its own ChaCha20 and Poly1305 on CPUs that slow down with
+ * them).  OPENSSL_ia32cap=~0:~0 gives OpenSSL back its own choice. */
 #define WG_OPENSSL_IA32CAP ":~0x10000"
 
 /* This program, for starting it again. */
