@@ -17,14 +17,19 @@
 #include <config.h>
 #include "wg-timers.h"
 
+#include "random.h"
 #include "util.h"
-#include "wg-crypto.h"
 #include "wg-messages.h"
 
+/* A random delay for handshake timers, so that peers do not act in step.
+ * It needs no secrecy: OVS's fast generator, not a system call to the
+ * kernel's, which a busy port would make on every send after a receive
+ * (every received packet stops the new-handshake timer, every sent one
+ * starts it again). */
 static long long int
 jitter_ms(void)
 {
-    return wg_crypto_random_uniform(WG_REKEY_TIMEOUT_JITTER_MAX_MS + 1);
+    return random_range(WG_REKEY_TIMEOUT_JITTER_MAX_MS + 1);
 }
 
 static void

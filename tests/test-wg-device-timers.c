@@ -22,6 +22,7 @@
 #include "test-wg-pair.h"
 #include "util.h"
 #include "wg-peer.h"
+#include "wg-timers.h"
 #include "wgtest.h"
 
 /* Protocol timers and keypair lifetimes, driven by the fake clock of two
@@ -358,6 +359,47 @@ test_device_new_handshake(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     printf("new handshake ok\n");
 }
 WGTEST_REGISTER("device-new-handshake", test_device_new_handshake);
+
+/* The jitter added to handshake timers: within [0, REKEY_TIMEOUT_JITTER_MAX]
+ * and spread over that range; a pending timer is not moved. */
+static void
+test_timers_jitter(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
+{
+    const long long int now = 1000;
+    const long long int base[] = {
+        now + WG_KEEPALIVE_TIMEOUT_MS + WG_REKEY_TIMEOUT_MS,
+        now + WG_REKEY_TIMEOUT_MS,
+    };
+    const enum wg_timer timer[] = {
+        WG_TIMER_NEW_HANDSHAKE, WG_TIMER_RETRANSMIT_HANDSHAKE,
+    };
+
+    for (size_t k = 0; k < ARRAY_SIZE(timer); k++) {
+        long long int lo = LLONG_MAX, hi = LLONG_MIN;
+
+        for (int i = 0; i < 2000; i++) {
+            struct wg_timers t;
+            long long int jitter;
+
+            wg_timers_init(&t);
+            if (timer[k] == WG_TIMER_NEW_HANDSHAKE) {
+                wg_timers_data_sent(&t, now);
+                wg_timers_data_sent(&t, now + 1);   /* Pending: kept. */
+            } else {
+                wg_timers_handshake_initiated(&t, now);
+            }
+            jitter = t.deadline_ms[timer[k]] - base[k];
+            WGTEST_CHECK(jitter >= 0);
+            WGTEST_CHECK(jitter <= WG_REKEY_TIMEOUT_JITTER_MAX_MS);
+            lo = MIN(lo, jitter);
+            hi = MAX(hi, jitter);
+        }
+        WGTEST_CHECK(lo < WG_REKEY_TIMEOUT_JITTER_MAX_MS / 8);
+        WGTEST_CHECK(hi > WG_REKEY_TIMEOUT_JITTER_MAX_MS * 7 / 8);
+    }
+    printf("timer jitter ok\n");
+}
+WGTEST_REGISTER("timers-jitter", test_timers_jitter);
 
 static void
 test_device_persistent_keepalive(int argc OVS_UNUSED,
