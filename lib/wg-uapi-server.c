@@ -61,7 +61,7 @@ struct wg_uapi_server {
     struct ovs_list clients;    /* Contains struct uapi_client. */
     size_t n_clients;
     int timeout_ms;             /* Lifetime of a connection. */
-    long long int next_accept;  /* No accept() before this time (msec). */
+    unsigned int n_runs;        /* wg_uapi_server_run() calls. */
 };
 
 static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 5);
@@ -347,13 +347,11 @@ client_run(struct wg_uapi_server *server, struct uapi_client *c)
 static void
 accept_clients(struct wg_uapi_server *server)
 {
-    long long int now = time_msec();
     struct stream *stream;
 
-    if (now < server->next_accept) {
+    if (server->n_runs++ % WG_UAPI_ACCEPT_EVERY_RUNS) {
         return;
     }
-    server->next_accept = now + WG_UAPI_ACCEPT_INTERVAL_MS;
     while (!pstream_accept(server->pstream, &stream)) {
         struct uapi_client *c;
 
@@ -397,11 +395,7 @@ wg_uapi_server_wait(struct wg_uapi_server *server)
     if (!server) {
         return;
     }
-    if (time_msec() < server->next_accept) {
-        poll_timer_wait_until(server->next_accept);
-    } else {
-        pstream_wait(server->pstream);
-    }
+    pstream_wait(server->pstream);
     LIST_FOR_EACH (c, node, &server->clients) {
         stream_run_wait(c->stream);
         if (c->replying) {

@@ -149,9 +149,11 @@ void wg_uapi_ds_wipe(struct ds *ds);
 #define WG_UAPI_MAX_CLIENTS 16              /* Open connections. */
 #define WG_UAPI_CLIENT_TIMEOUT_MS 10000     /* Connection lifetime. */
 
-/* New connections are accepted at most this often: a busy main loop would
- * otherwise pay a failed accept() on every iteration. */
-#define WG_UAPI_ACCEPT_INTERVAL_MS 10
+/* New connections are looked for on one run of the server in this many: a
+ * busy main loop would otherwise pay a failed accept() on every iteration.
+ * A pending connection keeps the loop awake until then; an idle loop sleeps
+ * on the socket as before. */
+#define WG_UAPI_ACCEPT_EVERY_RUNS 16
 
 struct wg_uapi_server;
 

@@ -389,7 +389,8 @@ check_client_limit(struct wg_uapi_server *server)
     for (size_t i = 0; i < ARRAY_SIZE(cs); i++) {
         client_open(&cs[i]);
     }
-    /* Accepting is rate-limited: wait for the server's next round. */
+    /* The server looks for new connections on one run in
+     * WG_UAPI_ACCEPT_EVERY_RUNS; the pending ones keep it awake. */
     for (int i = 0; i < 100 && (wg_uapi_server_n_clients(server)
                                 < WG_UAPI_MAX_CLIENTS); i++) {
         step(server, NULL);
