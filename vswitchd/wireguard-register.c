@@ -51,12 +51,19 @@ void __wrap_bridge_init(const char *remote);
  * still wins when given. */
 #define WG_MALLOC_TRIM_THRESHOLD (32 * 1024 * 1024)
 
+/* AddressSanitizer replaces malloc, and its mallopt() does nothing. */
+#ifdef __SANITIZE_ADDRESS__
+#define WG_GLIBC_MALLOC false
+#else
+#define WG_GLIBC_MALLOC true
+#endif
+
 static void
 keep_freed_heap(void)
 {
     const char *tunables = getenv("GLIBC_TUNABLES");
 
-    if ((!tunables || !strstr(tunables, "trim_threshold"))
+    if (WG_GLIBC_MALLOC && (!tunables || !strstr(tunables, "trim_threshold"))
         && !mallopt(M_TRIM_THRESHOLD, WG_MALLOC_TRIM_THRESHOLD)) {
         VLOG_WARN("could not set the malloc trim threshold");
     }
@@ -84,15 +91,17 @@ int __wrap_main(int argc, char *argv[]);
 
 /* Starts this program again with 'argv'.  Through the binary's own path
  * rather than WG_SELF_EXE, whose last component ("exe") would become the
- * process name that ps, top and pgrep show; WG_SELF_EXE only if the path
- * cannot be read.  Returns only on failure. */
+ * process name that ps, top and pgrep show; WG_SELF_EXE if the path cannot
+ * be read whole or no longer names the binary (a deleted file reads as
+ * "PATH (deleted)", which execv() does not find).  Returns only on
+ * failure. */
 static void
 exec_self(char *argv[])
 {
     char path[PATH_MAX];
-    ssize_t n = readlink(WG_SELF_EXE, path, sizeof path - 1);
+    ssize_t n = readlink(WG_SELF_EXE, path, sizeof path);
 
-    if (n > 0) {
+    if (n > 0 && (size_t) n < sizeof path) {
         path[n] = '\0';
         execv(path, argv);
     }
