@@ -383,8 +383,12 @@ test_timers_jitter(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
 
             wg_timers_init(&t);
             if (timer[k] == WG_TIMER_NEW_HANDSHAKE) {
+                long long int first;
+
                 wg_timers_data_sent(&t, now);
+                first = t.deadline_ms[timer[k]];
                 wg_timers_data_sent(&t, now + 1);   /* Pending: kept. */
+                WGTEST_CHECK(t.deadline_ms[timer[k]] == first);
             } else {
                 wg_timers_handshake_initiated(&t, now);
             }
