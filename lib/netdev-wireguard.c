@@ -18,6 +18,7 @@
 #include "netdev-wireguard.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "coverage.h"
@@ -32,6 +33,7 @@
 #include "timeval.h"
 #include "userspace-tso.h"
 #include "util.h"
+#include "wg-crypto-selftest.h"
 #include "wg-device.h"
 #include "wg-l2.h"
 
@@ -96,7 +98,6 @@ netdev_wireguard_construct(struct netdev *netdev)
         .handshake_failed = netdev_wg_io_handshake_failed,
     };
 
-    wg_crypto_log_config();
     ovs_mutex_init(&wg->mutex);
     wg->mac = netdev_wireguard_stable_mac(netdev_get_name(netdev));
     wg->mtu = NETDEV_WG_DEFAULT_MTU;
@@ -321,6 +322,23 @@ netdev_wg_log_peer_errors(const struct netdev_wireguard *wg,
     }
 }
 
+/* A port comes up only on crypto that passed the self-test, which runs
+ * (and logs) once, before the first port's configuration is applied. */
+static int
+netdev_wg_check_crypto(char **errp)
+{
+    const char *failed;
+
+    wg_crypto_log_config();
+    failed = wg_crypto_selftest();
+
+    if (failed) {
+        *errp = xasprintf("crypto self-test failed: %s", failed);
+        return EINVAL;
+    }
+    return 0;
+}
+
 static int
 netdev_wireguard_set_config(struct netdev *netdev, const struct smap *args,
                             char **errp)
@@ -330,7 +348,10 @@ netdev_wireguard_set_config(struct netdev *netdev, const struct smap *args,
     int error;
 
     wg_config_init(&cfg);
-    error = wg_config_parse(args, &cfg, errp);
+    error = netdev_wg_check_crypto(errp);
+    if (!error) {
+        error = wg_config_parse(args, &cfg, errp);
+    }
 
     ovs_mutex_lock(&wg->mutex);
     if (!error) {
@@ -633,6 +654,11 @@ const struct netdev_class netdev_wireguard_class = {
     .rxq_wait = netdev_wireguard_rxq_wait,
 };
 
+/* Test hook: when this variable is set at start-up, the daemon's data-path
+ * AEAD is broken on purpose (wg_crypto_break_aead_for_test()), so that the
+ * test suite can watch the self-test refuse every wireguard port. */
+#define NETDEV_WG_BREAK_AEAD_ENV "OVS_WIREGUARD_TEST_BREAK_AEAD"
+
 void
 netdev_wireguard_register(void)
 {
@@ -641,6 +667,9 @@ netdev_wireguard_register(void)
     if (ovsthread_once_start(&once)) {
         if (wg_crypto_init()) {
             ovs_fatal(0, "wireguard: crypto libraries failed to start");
+        }
+        if (getenv(NETDEV_WG_BREAK_AEAD_ENV)) {
+            wg_crypto_break_aead_for_test();
         }
         netdev_register_provider(&netdev_wireguard_class);
         netdev_wg_show_register();

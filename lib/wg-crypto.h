@@ -43,10 +43,19 @@
  * than once; every other function may assume it succeeded. */
 int wg_crypto_init(void);
 
-/* Logs, once per process, which OpenSSL does the bulk crypto and how: its
- * version, how nonces reach it (see wg_crypto_set_nonce_param()) and the
- * CPU features it was told to use (OPENSSL_ia32cap). */
+/* Logs, once per process, which OpenSSL does the bulk crypto: its version,
+ * wg_crypto_describe() and the CPU features it was told to use
+ * (OPENSSL_ia32cap). */
 void wg_crypto_log_config(void);
+
+/* A constant one-line description of the data-path AEAD in use. */
+const char *wg_crypto_describe(void);
+
+/* Test hook: from now on the data-path AEAD behaves like the defect fixed
+ * in November 2026 (messages copied, not encrypted, with an all-zero tag;
+ * any tag accepted), so that tests can prove that the start-up self-test
+ * (wg-crypto-selftest.h) catches such a library.  Logs a warning. */
+void wg_crypto_break_aead_for_test(void);
 
 /* Hashing. */
 
@@ -112,7 +121,7 @@ bool wg_aead_seal_nonce(struct wg_aead_key *k,
 
 /* Decrypts 'len' bytes (ciphertext plus 16-byte tag, len >= 16) from 'src'
  * to 'dst' (in place allowed), writing len - 16 bytes.  Returns false if the
- * tag does not verify (then 'dst' content is unspecified). */
+ * tag does not verify; then the len - 16 bytes at 'dst' are zeros. */
 bool wg_aead_open_nonce(struct wg_aead_key *k,
                         const uint8_t nonce[WG_AEAD_NONCE_LEN],
                         uint8_t *dst, const uint8_t *src, size_t len,
@@ -126,15 +135,6 @@ bool wg_aead_seal(struct wg_aead_key *k, uint64_t counter,
 bool wg_aead_open(struct wg_aead_key *k, uint64_t counter,
                   uint8_t *dst, const uint8_t *src, size_t len,
                   const uint8_t *ad, size_t ad_len);
-
-/* Chooses how wg_aead_* give a message's nonce to OpenSSL: through the
- * cipher's fixed-IV parameter when 'enable' and that gives correct results
- * on this OpenSSL (the default), else by reinitializing the context.  Both
- * are correct; the first is faster.  For tests and benchmarks. */
-void wg_crypto_set_nonce_param(bool enable);
-
-/* Returns true if wg_aead_* set nonces through the parameter. */
-bool wg_crypto_get_nonce_param(void);
 
 /* One-shot forms for handshake messages (key used once). */
 bool wg_crypto_aead_seal_once(const uint8_t key[WG_KEY_LEN], uint64_t counter,
