@@ -548,6 +548,27 @@ netdev_wg_rx_read(struct netdev_wireguard *wg, struct udp_batch_rx_buf *buf,
     }
 }
 
+/* Tells the device how many handshake messages this round holds, before it
+ * handles any of them, as the kernel looks at its handshake queue. */
+static void
+netdev_wg_rx_note_handshakes(struct netdev_wireguard *wg, size_t n_reads)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < n_reads; i++) {
+        struct udp_batch_rx_buf *buf = &wg->rx_bufs[i];
+        struct udp_batch_seg seg;
+        const void *data;
+        size_t len;
+
+        udp_batch_seg_init(&seg, buf->data, buf->len, buf->gro_size);
+        while (udp_batch_seg_next(&seg, &data, &len)) {
+            n += wg_device_is_handshake_msg(data, len);
+        }
+    }
+    wg_device_note_pending_handshakes(wg->dev, n);
+}
+
 /* One receive round on 'sock'. */
 static void
 netdev_wg_rx_sock(struct netdev_wireguard *wg, struct udp_batch_sock *sock)
@@ -558,6 +579,7 @@ netdev_wg_rx_sock(struct netdev_wireguard *wg, struct udp_batch_sock *sock)
                                 &n_reads)) {
         return;
     }
+    netdev_wg_rx_note_handshakes(wg, n_reads);
     for (size_t i = 0; i < n_reads; i++) {
         netdev_wg_rx_read(wg, &wg->rx_bufs[i], &n_inner);
     }

@@ -46,10 +46,18 @@ struct wg_device {
     struct wg_ratelimiter *ratelimiter;
 
     unsigned int mtu;
+
+    /* Handshake load (see wg_device_is_under_load()). */
     bool forced_under_load;
     bool load_seen;                     /* 'last_under_load_ms' is valid. */
     long long int last_under_load_ms;
+    long long int load_window_start_ms;
+    unsigned int load_window_handshakes;
 };
+
+/* Counts one handshake message (initiation or response) received at 'now'
+ * towards the load window. */
+void wg_device_count_handshake(struct wg_device *dev, long long int now);
 
 /* Wall clock of 'dev'. */
 void wg_device_wall_clock(const struct wg_device *dev, struct timespec *ts);

@@ -540,9 +540,11 @@ wg_device_receive(struct wg_device *dev, const struct sockaddr *src,
     if (rx == WG_DEVICE_RX_DATA) {
         switch (type) {
         case WG_MSG_INITIATION:
+            wg_device_count_handshake(dev, now);
             rx = rx_initiation(dev, src, src_len, buf, len, now, out);
             break;
         case WG_MSG_RESPONSE:
+            wg_device_count_handshake(dev, now);
             rx = rx_response(dev, src, src_len, buf, len, now, out);
             break;
         case WG_MSG_COOKIE_REPLY:

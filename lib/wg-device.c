@@ -20,6 +20,7 @@
 #include <endian.h>
 #include <errno.h>
 #include <string.h>
+#include "coverage.h"
 #include "hash.h"
 #include "openvswitch/vlog.h"
 #include "timeval.h"
@@ -30,6 +31,8 @@
 #include "wg-ratelimiter.h"
 
 VLOG_DEFINE_THIS_MODULE(wg_device);
+
+COVERAGE_DEFINE(wg_under_load_enter);
 
 static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
 
@@ -180,17 +183,54 @@ wg_device_set_under_load(struct wg_device *dev, bool under_load)
     dev->forced_under_load = under_load;
 }
 
+/* Records that 'dev' is under load at 'now', counting and logging the
+ * transition into that state. */
+static void
+mark_under_load(struct wg_device *dev, long long int now)
+{
+    static struct vlog_rate_limit load_rl = VLOG_RATE_LIMIT_INIT(1, 5);
+
+    if (!wg_device_is_under_load(dev)) {
+        COVERAGE_INC(wg_under_load_enter);
+        VLOG_INFO_RL(&load_rl, "under handshake load: initiations without a "
+                     "valid mac2 get cookie replies, rate limited per "
+                     "source");
+    }
+    dev->load_seen = true;
+    dev->last_under_load_ms = now;
+}
+
 void
 wg_device_note_pending_handshakes(struct wg_device *dev, size_t n)
 {
     if (n >= WG_UNDER_LOAD_PENDING_HANDSHAKES) {
-        dev->load_seen = true;
-        dev->last_under_load_ms = wg_device_now(dev);
+        mark_under_load(dev, wg_device_now(dev));
+    }
+}
+
+void
+wg_device_count_handshake(struct wg_device *dev, long long int now)
+{
+    if (now - dev->load_window_start_ms >= WG_UNDER_LOAD_WINDOW_MS) {
+        dev->load_window_start_ms = now;
+        dev->load_window_handshakes = 0;
+    }
+    if (++dev->load_window_handshakes >= WG_UNDER_LOAD_WINDOW_HANDSHAKES) {
+        mark_under_load(dev, now);
     }
 }
 
 bool
-wg_device_is_under_load(struct wg_device *dev)
+wg_device_is_handshake_msg(const void *msg, size_t len)
+{
+    const uint8_t *type = msg;
+
+    return ((len == WG_MSG_INITIATION_LEN && type[0] == WG_MSG_INITIATION)
+            || (len == WG_MSG_RESPONSE_LEN && type[0] == WG_MSG_RESPONSE));
+}
+
+bool
+wg_device_is_under_load(const struct wg_device *dev)
 {
     return (dev->forced_under_load
             || (dev->load_seen

@@ -101,12 +101,20 @@ void wg_device_set_mtu(struct wg_device *dev, unsigned int mtu);
 
 /* Load: the device is "under load" (handshakes need a valid mac2, otherwise
  * they get a cookie reply, and are rate limited per source) while the
- * forced flag is set, or for WG_UNDER_LOAD_HOLD_MS after the caller
- * reported at least WG_UNDER_LOAD_PENDING_HANDSHAKES pending handshake
- * messages. */
+ * forced flag is set (tests), or for WG_UNDER_LOAD_HOLD_MS after either the
+ * caller reported at least WG_UNDER_LOAD_PENDING_HANDSHAKES handshake
+ * messages pending in one receive round, or wg_device_receive() saw
+ * WG_UNDER_LOAD_WINDOW_HANDSHAKES of them within WG_UNDER_LOAD_WINDOW_MS.
+ * Entering the state is counted (coverage counter wg_under_load_enter) and
+ * logged. */
 void wg_device_set_under_load(struct wg_device *dev, bool under_load);
 void wg_device_note_pending_handshakes(struct wg_device *dev, size_t n);
-bool wg_device_is_under_load(struct wg_device *dev);
+bool wg_device_is_under_load(const struct wg_device *dev);
+
+/* True if the 'len'-byte datagram at 'msg' looks like a handshake initiation
+ * or response (type and size only), for
+ * wg_device_note_pending_handshakes(). */
+bool wg_device_is_handshake_msg(const void *msg, size_t len);
 
 /* Current monotonic time of the device's clock, in ms. */
 long long int wg_device_now(const struct wg_device *dev);

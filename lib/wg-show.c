@@ -143,6 +143,8 @@ wg_show_device(struct ds *out, const char *name, const struct wg_device *dev,
     if (listen_port) {
         ds_put_format(out, "  listening port: %d\n", listen_port);
     }
+    ds_put_format(out, "  handshake load: %s\n",
+                  wg_device_is_under_load(dev) ? "under load" : "normal");
     for (const struct wg_peer *peer = wg_device_peer_first(dev); peer;
          peer = wg_device_peer_next(dev, peer)) {
         put_peer(out, dev, peer);

@@ -39,7 +39,8 @@ TESTSUITE_AT = \
 	tests/wg-replay.at \
 	tests/wireguard-macros.at \
 	tests/wireguard-port.at \
-	tests/wireguard-traffic.at
+	tests/wireguard-traffic.at \
+	tests/wireguard-forgery.at
 
 SYSTEM_TESTSUITE_AT = \
 	tests/system-testsuite.at \
@@ -47,10 +48,16 @@ SYSTEM_TESTSUITE_AT = \
 	tests/system-macros.at \
 	tests/system-wireguard.at \
 	tests/system-wg-interop.at \
+	tests/system-wg-flood.at \
 	tests/system-bench.at
 
+# The handshake flood generator of tests/system-wg-flood.at.
+noinst_PROGRAMS += tests/wg-handshake-flood
+tests_wg_handshake_flood_SOURCES = tests/wg-handshake-flood.c
+tests_wg_handshake_flood_LDADD = $(WG_LDADD)
+
 EXTRA_DIST += $(TESTSUITE_AT) $(SYSTEM_TESTSUITE_AT) tests/atlocal.in \
-	tests/wg-frames.py tests/system-relay.py
+	tests/wg-frames.py tests/system-relay.py tests/wg-forge-relay.py
 
 TESTSUITE = tests/testsuite
 SYSTEM_TESTSUITE = tests/system-testsuite
@@ -143,7 +150,7 @@ tests/fuzz-pkt-gro: FUZZ_EXTRA = $(srcdir)/tests/test-pkt-util.c
 # OVS's utilities/checkpatch.py, from the OVS tree, over our C files.
 STYLE_FILES = $(filter %.c %.h,$(lib_libovswireguard_la_SOURCES) \
 	$(vswitchd_ovs_vswitchd_SOURCES) $(tests_wgtest_SOURCES) \
-	$(FUZZ_SOURCES))
+	$(tests_wg_handshake_flood_SOURCES) $(FUZZ_SOURCES))
 check-style:
 	@cd $(srcdir) && python3 '$(OVS_SRCDIR)/utilities/checkpatch.py' -q \
 	  -f $(STYLE_FILES) && echo "check-style: $(words $(STYLE_FILES)) files OK"

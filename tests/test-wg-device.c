@@ -166,6 +166,56 @@ test_device_cookie(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
 }
 WGTEST_REGISTER("device-cookie", test_device_cookie);
 
+/* The device counts the handshake messages it receives: WG_UNDER_LOAD_WINDOW_
+ * HANDSHAKES of them within WG_UNDER_LOAD_WINDOW_MS put it under load, one
+ * fewer, or the same number spread over two windows, do not; the state
+ * lasts WG_UNDER_LOAD_HOLD_MS after the last such window. */
+static void
+test_device_load_window(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
+{
+    struct wgpair_msg init;
+    struct wgpair p;
+    struct wg_device *dev;
+
+    wgpair_init(&p, NULL, NULL);
+    dev = p.node[1].dev;
+    p.hold = true;
+    WGTEST_CHECK(wg_device_peer_initiate(p.node[0].dev, p.node[0].peer)
+                 == 0);
+    init = wgpair_take(&p, 0);
+    WGTEST_CHECK(wg_device_is_handshake_msg(init.data, init.len));
+    WGTEST_CHECK(!wg_device_is_handshake_msg(init.data, init.len - 1));
+
+    for (int i = 0; i < WG_UNDER_LOAD_WINDOW_HANDSHAKES - 1; i++) {
+        wgpair_inject(&p, &init);
+    }
+    WGTEST_CHECK(!wg_device_is_under_load(dev));
+    p.now_ms += WG_UNDER_LOAD_WINDOW_MS;
+    wgpair_inject(&p, &init);
+    WGTEST_CHECK(!wg_device_is_under_load(dev));
+    for (int i = 0; i < WG_UNDER_LOAD_WINDOW_HANDSHAKES - 1; i++) {
+        wgpair_inject(&p, &init);
+    }
+    WGTEST_CHECK(wg_device_is_under_load(dev));
+
+    /* Under load, an initiation without mac2 only gets a cookie reply. */
+    WGTEST_CHECK(wgpair_inject(&p, &init) == WG_DEVICE_RX_COOKIE_SENT);
+    p.now_ms += WG_UNDER_LOAD_HOLD_MS - 1;
+    WGTEST_CHECK(wg_device_is_under_load(dev));
+    p.now_ms += 1;
+    WGTEST_CHECK(!wg_device_is_under_load(dev));
+
+    /* One receive round holding enough handshake messages. */
+    wg_device_note_pending_handshakes(dev,
+                                      WG_UNDER_LOAD_PENDING_HANDSHAKES - 1);
+    WGTEST_CHECK(!wg_device_is_under_load(dev));
+    wg_device_note_pending_handshakes(dev, WG_UNDER_LOAD_PENDING_HANDSHAKES);
+    WGTEST_CHECK(wg_device_is_under_load(dev));
+    wgpair_destroy(&p);
+    printf("load window ok\n");
+}
+WGTEST_REGISTER("device-load-window", test_device_load_window);
+
 /* Under load, a source that keeps a valid cookie is still rate limited. */
 static void
 test_device_ratelimit(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
