@@ -21,6 +21,8 @@
 #include "netdev-wireguard-private.h"
 #include "openvswitch/dynamic-string.h"
 #include "unixctl.h"
+#include "wg-crypto.h"
+#include "wg-crypto-selftest.h"
 #include "wg-device.h"
 #include "wg-show.h"
 
@@ -133,10 +135,34 @@ netdev_wg_show_unixctl(struct unixctl_conn *conn, int argc,
     ds_destroy(&out);
 }
 
-/* Registers the wireguard/show command. */
+/* "ovs-appctl wireguard/crypto": which crypto the ports use and whether it
+ * passed the start-up self-test (which this command runs if no port has
+ * yet). */
+static void
+netdev_wg_crypto_unixctl(struct unixctl_conn *conn, int argc OVS_UNUSED,
+                         const char *argv[] OVS_UNUSED, void *aux OVS_UNUSED)
+{
+    const char *failed = wg_crypto_selftest();
+    struct ds out = DS_EMPTY_INITIALIZER;
+
+    ds_put_format(&out, "%s\n", wg_crypto_describe());
+    ds_put_format(&out, "libraries: %s\n", wg_crypto_library_versions());
+    if (failed) {
+        ds_put_format(&out, "self-test: FAILED: %s\n", failed);
+    } else {
+        ds_put_format(&out, "self-test: passed (%"PRIuSIZE" checks)\n",
+                      wg_crypto_selftest_n_checks());
+    }
+    unixctl_command_reply(conn, ds_cstr(&out));
+    ds_destroy(&out);
+}
+
+/* Registers the wireguard/show and wireguard/crypto commands. */
 void
 netdev_wg_show_register(void)
 {
     unixctl_command_register("wireguard/show", "[--offload] [PORT]", 0, 2,
                              netdev_wg_show_unixctl, NULL);
+    unixctl_command_register("wireguard/crypto", "", 0, 0,
+                             netdev_wg_crypto_unixctl, NULL);
 }

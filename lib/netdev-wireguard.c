@@ -322,6 +322,48 @@ netdev_wg_log_peer_errors(const struct netdev_wireguard *wg,
     }
 }
 
+/* Test hook: when this variable is set at start-up, the daemon's data-path
+ * AEAD is broken on purpose (wg_crypto_break_aead_for_test()), so that the
+ * test suite can watch the self-test refuse every wireguard port. */
+#define NETDEV_WG_BREAK_AEAD_ENV "OVS_WIREGUARD_TEST_BREAK_AEAD"
+
+/* The data-path ChaCha20-Poly1305 backend, when this variable names one
+ * ("openssl" or "ipsec-mb"); otherwise the best this build and CPU have. */
+#define NETDEV_WG_AEAD_ENV "OVS_WIREGUARD_AEAD"
+static const char *netdev_wg_bad_aead_env;
+
+/* Applies NETDEV_WG_AEAD_ENV's value 'name' (if nonnull).  Returns false if
+ * it names no backend that this build can run; the default stays. */
+static bool
+netdev_wg_choose_aead(const char *name)
+{
+    enum wg_crypto_aead_backend b = (name && !strcmp(name, "ipsec-mb")
+                                     ? WG_CRYPTO_AEAD_IPSECMB
+                                     : WG_CRYPTO_AEAD_OPENSSL);
+
+    return (!name
+            || (!strcmp(name, wg_crypto_aead_backend_name(b))
+                && wg_crypto_set_aead_backend(b)));
+}
+
+/* Logs, once, the crypto in use and an unusable NETDEV_WG_AEAD_ENV (at
+ * start-up the log is still the console). */
+static void
+netdev_wg_log_crypto(void)
+{
+    static struct ovsthread_once once = OVSTHREAD_ONCE_INITIALIZER;
+
+    if (ovsthread_once_start(&once)) {
+        if (netdev_wg_bad_aead_env) {
+            VLOG_WARN("%s=%s: not a backend this build can run (openssl, "
+                      "ipsec-mb); using the default", NETDEV_WG_AEAD_ENV,
+                      netdev_wg_bad_aead_env);
+        }
+        wg_crypto_log_config();
+        ovsthread_once_done(&once);
+    }
+}
+
 /* A port comes up only on crypto that passed the self-test, which runs
  * (and logs) once, before the first port's configuration is applied. */
 static int
@@ -329,7 +371,7 @@ netdev_wg_check_crypto(char **errp)
 {
     const char *failed;
 
-    wg_crypto_log_config();
+    netdev_wg_log_crypto();
     failed = wg_crypto_selftest();
 
     if (failed) {
@@ -654,11 +696,6 @@ const struct netdev_class netdev_wireguard_class = {
     .rxq_wait = netdev_wireguard_rxq_wait,
 };
 
-/* Test hook: when this variable is set at start-up, the daemon's data-path
- * AEAD is broken on purpose (wg_crypto_break_aead_for_test()), so that the
- * test suite can watch the self-test refuse every wireguard port. */
-#define NETDEV_WG_BREAK_AEAD_ENV "OVS_WIREGUARD_TEST_BREAK_AEAD"
-
 void
 netdev_wireguard_register(void)
 {
@@ -667,6 +704,11 @@ netdev_wireguard_register(void)
     if (ovsthread_once_start(&once)) {
         if (wg_crypto_init()) {
             ovs_fatal(0, "wireguard: crypto libraries failed to start");
+        }
+        const char *aead = getenv(NETDEV_WG_AEAD_ENV);
+
+        if (!netdev_wg_choose_aead(aead)) {
+            netdev_wg_bad_aead_env = aead;
         }
         if (getenv(NETDEV_WG_BREAK_AEAD_ENV)) {
             wg_crypto_break_aead_for_test();

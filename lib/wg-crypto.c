@@ -18,6 +18,7 @@
 #include "wg-crypto.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +32,9 @@
 #include "openvswitch/vlog.h"
 #include "ovs-thread.h"
 #include "util.h"
+#ifdef WG_HAVE_IPSEC_MB
+#include "wg-aead-ipsecmb.h"
+#endif
 
 VLOG_DEFINE_THIS_MODULE(wg_crypto);
 
@@ -42,18 +46,22 @@ static struct {
     EVP_MD *blake2s;            /* BLAKE2S-256. */
     EVP_MAC *blake2s_mac;       /* BLAKE2SMAC (keyed BLAKE2s). */
     EVP_CIPHER *chacha;         /* ChaCha20-Poly1305. */
+    enum wg_crypto_aead_backend backend;    /* For keys created next. */
     bool broken_for_test;       /* See wg_crypto_break_aead_for_test(). */
 } wg_crypto;
 
 /* HMAC block size of BLAKE2s (RFC 2104 'B'). */
 #define WG_CRYPTO_HMAC_BLOCK 64
 
-/* Per key: one context per direction, keyed once at creation, so that a
- * packet only sets its nonce.  A key must not be used by two threads at
- * the same time. */
+/* Per key, for the backend chosen when it was created: with OpenSSL, one
+ * context per direction, keyed once, so that a packet only sets its nonce;
+ * with intel-ipsec-mb, the key itself (its jobs take the raw key).  A key
+ * must not be used by two threads at the same time. */
 struct wg_aead_key {
+    enum wg_crypto_aead_backend backend;
     EVP_CIPHER_CTX *enc;
     EVP_CIPHER_CTX *dec;
+    uint8_t raw[WG_KEY_LEN];
 };
 
 static struct vlog_rate_limit wg_crypto_rl = VLOG_RATE_LIMIT_INIT(5, 5);
@@ -77,6 +85,25 @@ wg_crypto_fail_output(void *out, size_t len, const char *what)
 {
     wg_crypto_wipe(out, len);
     wg_crypto_log_failure(what);
+}
+
+static bool
+wg_crypto_aead_backend_works(enum wg_crypto_aead_backend backend)
+{
+    return (backend == WG_CRYPTO_AEAD_OPENSSL
+#ifdef WG_HAVE_IPSEC_MB
+            || (backend == WG_CRYPTO_AEAD_IPSECMB
+                && wg_aead_ipsecmb_available())
+#endif
+            );
+}
+
+/* intel-ipsec-mb where it is built in and runs on this CPU, else OpenSSL. */
+static enum wg_crypto_aead_backend
+wg_crypto_aead_backend_best(void)
+{
+    return (wg_crypto_aead_backend_works(WG_CRYPTO_AEAD_IPSECMB)
+            ? WG_CRYPTO_AEAD_IPSECMB : WG_CRYPTO_AEAD_OPENSSL);
 }
 
 static bool
@@ -104,6 +131,7 @@ wg_crypto_init(void)
                                   "from OpenSSL");
         } else {
             wg_crypto.ok = true;
+            wg_crypto.backend = wg_crypto_aead_backend_best();
         }
         ovsthread_once_done(&once);
     }
@@ -129,9 +157,60 @@ wg_crypto_log_config(void)
 const char *
 wg_crypto_describe(void)
 {
-    return (wg_crypto.broken_for_test
-            ? "data-path ChaCha20-Poly1305: deliberately broken by a test hook"
-            : "data-path ChaCha20-Poly1305: OpenSSL EVP");
+    static char buf[128];
+
+    if (wg_crypto.broken_for_test) {
+        return "data-path ChaCha20-Poly1305: deliberately broken by a test "
+               "hook";
+    }
+#ifdef WG_HAVE_IPSEC_MB
+    if (wg_crypto.backend == WG_CRYPTO_AEAD_IPSECMB) {
+        snprintf(buf, sizeof buf, "data-path ChaCha20-Poly1305: "
+                 "intel-ipsec-mb %s, %s code", wg_aead_ipsecmb_version(),
+                 wg_aead_ipsecmb_arch());
+        return buf;
+    }
+#endif
+    return "data-path ChaCha20-Poly1305: OpenSSL EVP";
+}
+
+const char *
+wg_crypto_library_versions(void)
+{
+    static char buf[160];
+
+    snprintf(buf, sizeof buf, "%s, libsodium %s%s%s",
+             OpenSSL_version(OPENSSL_VERSION), sodium_version_string(),
+#ifdef WG_HAVE_IPSEC_MB
+             ", intel-ipsec-mb ", wg_aead_ipsecmb_version()
+#else
+             "", ""
+#endif
+             );
+    return buf;
+}
+
+const char *
+wg_crypto_aead_backend_name(enum wg_crypto_aead_backend backend)
+{
+    return backend == WG_CRYPTO_AEAD_IPSECMB ? "ipsec-mb" : "openssl";
+}
+
+bool
+wg_crypto_set_aead_backend(enum wg_crypto_aead_backend backend)
+{
+    if (wg_crypto_init() || !wg_crypto_aead_backend_works(backend)) {
+        return false;
+    }
+    wg_crypto.backend = backend;
+    return true;
+}
+
+enum wg_crypto_aead_backend
+wg_crypto_get_aead_backend(void)
+{
+    (void) wg_crypto_init();
+    return wg_crypto.backend;
 }
 
 void
@@ -357,6 +436,11 @@ wg_aead_key_create__(const uint8_t key[WG_KEY_LEN])
 {
     struct wg_aead_key *k = xzalloc(sizeof *k);
 
+    k->backend = wg_crypto.backend;
+    if (k->backend == WG_CRYPTO_AEAD_IPSECMB) {
+        memcpy(k->raw, key, WG_KEY_LEN);
+        return k;
+    }
     k->enc = wg_aead_ctx_create__(key, true);
     k->dec = k->enc ? wg_aead_ctx_create__(key, false) : NULL;
     if (!k->dec) {
@@ -459,6 +543,57 @@ wg_aead_open__(EVP_CIPHER_CTX *ctx, const uint8_t nonce[WG_AEAD_NONCE_LEN],
             && final_len == 0);
 }
 
+#ifdef WG_HAVE_IPSEC_MB
+/* intel-ipsec-mb computes the tag but does not check it: the received tag
+ * is compared here, in constant time. */
+static bool
+wg_aead_open_ipsecmb(const struct wg_aead_key *k,
+                     const uint8_t nonce[WG_AEAD_NONCE_LEN], uint8_t *dst,
+                     const uint8_t *src, size_t pt_len,
+                     const uint8_t *ad, size_t ad_len)
+{
+    uint8_t tag[WG_AEAD_TAG_LEN], received[WG_AEAD_TAG_LEN];
+    bool ok;
+
+    /* Copied first: a plaintext written in place must not overwrite it. */
+    memcpy(received, src + pt_len, sizeof received);
+    ok = (wg_aead_ipsecmb_run(k->raw, nonce, false, dst, src, pt_len,
+                              ad, ad_len, tag)
+          && wg_crypto_equal(tag, received, sizeof tag));
+    wg_crypto_wipe(tag, sizeof tag);
+    return ok;
+}
+#endif
+
+static bool
+wg_aead_seal_backend(const struct wg_aead_key *k,
+                     const uint8_t nonce[WG_AEAD_NONCE_LEN], uint8_t *dst,
+                     const uint8_t *src, size_t len,
+                     const uint8_t *ad, size_t ad_len)
+{
+#ifdef WG_HAVE_IPSEC_MB
+    if (k->backend == WG_CRYPTO_AEAD_IPSECMB) {
+        return wg_aead_ipsecmb_run(k->raw, nonce, true, dst, src, len,
+                                   ad, ad_len, dst + len);
+    }
+#endif
+    return wg_aead_seal__(k->enc, nonce, dst, src, len, ad, ad_len);
+}
+
+static bool
+wg_aead_open_backend(const struct wg_aead_key *k,
+                     const uint8_t nonce[WG_AEAD_NONCE_LEN], uint8_t *dst,
+                     const uint8_t *src, size_t pt_len,
+                     const uint8_t *ad, size_t ad_len)
+{
+#ifdef WG_HAVE_IPSEC_MB
+    if (k->backend == WG_CRYPTO_AEAD_IPSECMB) {
+        return wg_aead_open_ipsecmb(k, nonce, dst, src, pt_len, ad, ad_len);
+    }
+#endif
+    return wg_aead_open__(k->dec, nonce, dst, src, pt_len, ad, ad_len);
+}
+
 bool
 wg_aead_seal_nonce(struct wg_aead_key *k,
                    const uint8_t nonce[WG_AEAD_NONCE_LEN],
@@ -471,7 +606,7 @@ wg_aead_seal_nonce(struct wg_aead_key *k,
     if (wg_crypto.broken_for_test) {
         return wg_aead_seal_broken(dst, src, len);
     }
-    if (!wg_aead_seal__(k->enc, nonce, dst, src, len, ad, ad_len)) {
+    if (!wg_aead_seal_backend(k, nonce, dst, src, len, ad, ad_len)) {
         wg_crypto_log_failure("ChaCha20-Poly1305 encryption");
         return false;
     }
@@ -492,7 +627,7 @@ wg_aead_open_nonce(struct wg_aead_key *k,
     if (wg_crypto.broken_for_test) {
         return wg_aead_open_broken(dst, src, pt_len);
     }
-    if (!wg_aead_open__(k->dec, nonce, dst, src, pt_len, ad, ad_len)) {
+    if (!wg_aead_open_backend(k, nonce, dst, src, pt_len, ad, ad_len)) {
         /* Expected under attack: the caller counts it, nothing is logged
          * here, and no unauthenticated plaintext stays in 'dst'. */
         wg_crypto_wipe(dst, pt_len);

@@ -19,11 +19,14 @@
 
 /* The one seam between the WireGuard engine and its crypto libraries.
  *
- * OpenSSL 3 libcrypto provides the bulk ChaCha20-Poly1305 (one cipher
- * context per key, reused for every packet), BLAKE2s-256, keyed BLAKE2s and
- * HMAC-BLAKE2s.  libsodium provides X25519, XChaCha20-Poly1305 (cookies),
- * randomness, constant-time comparison and secure wiping.  No primitive is
- * implemented here by hand.
+ * The data-path ChaCha20-Poly1305 runs on intel-ipsec-mb where it is built
+ * in (wg-aead-ipsecmb.h) or on OpenSSL 3 libcrypto (one cipher context per
+ * key, reused for every packet); OpenSSL also provides the handshake's
+ * ChaCha20-Poly1305, BLAKE2s-256, keyed BLAKE2s and HMAC-BLAKE2s.
+ * libsodium provides X25519, XChaCha20-Poly1305 (cookies), randomness,
+ * constant-time comparison and secure wiping.  Libraries are called only
+ * through their documented API, every result checked against its exact
+ * success value.  No primitive is implemented here by hand.
  *
  * Nothing in this file touches OVS packets; every function works on plain
  * buffers.  None of these functions logs key material. */
@@ -48,8 +51,30 @@ int wg_crypto_init(void);
  * (OPENSSL_ia32cap). */
 void wg_crypto_log_config(void);
 
-/* A constant one-line description of the data-path AEAD in use. */
+/* The versions of the libraries in use, as they report them at run time. */
+const char *wg_crypto_library_versions(void);
+
+/* A one-line description of the data-path AEAD in use (backend, library
+ * version, CPU code).  Not thread-safe. */
 const char *wg_crypto_describe(void);
+
+/* Data-path ChaCha20-Poly1305 (struct wg_aead_key) backends.  Handshake
+ * messages (the one-shot forms below) always use OpenSSL. */
+enum wg_crypto_aead_backend {
+    WG_CRYPTO_AEAD_OPENSSL,     /* OpenSSL EVP; in every build. */
+    WG_CRYPTO_AEAD_IPSECMB,     /* intel-ipsec-mb job API (x86-64 builds
+                                 * with libipsec-mb); the default where it
+                                 * is built in and runs. */
+};
+
+/* Chooses the backend of the keys created from now on (existing keys keep
+ * theirs).  Returns false, changing nothing, if 'backend' is not in this
+ * build or cannot run on this CPU. */
+bool wg_crypto_set_aead_backend(enum wg_crypto_aead_backend backend);
+enum wg_crypto_aead_backend wg_crypto_get_aead_backend(void);
+
+/* "openssl" or "ipsec-mb". */
+const char *wg_crypto_aead_backend_name(enum wg_crypto_aead_backend);
 
 /* Test hook: from now on the data-path AEAD behaves like the defect fixed
  * in November 2026 (messages copied, not encrypted, with an all-zero tag;
@@ -100,7 +125,7 @@ bool wg_crypto_public_key(uint8_t pub[WG_KEY_LEN],
 bool wg_crypto_dh(uint8_t out[WG_KEY_LEN], const uint8_t priv[WG_KEY_LEN],
                   const uint8_t pub[WG_KEY_LEN]);
 
-/* ChaCha20-Poly1305 (OpenSSL), one reusable context per key. */
+/* ChaCha20-Poly1305 on the data path, one reusable key object per key. */
 
 struct wg_aead_key;
 

@@ -102,6 +102,34 @@ dnl OVSWG_ENABLE_SANITIZERS
 dnl
 dnl --enable-asan builds everything of ours with AddressSanitizer and
 dnl UndefinedBehaviorSanitizer.
+dnl intel-ipsec-mb (Debian: libipsec-mb-dev, x86-64 only) for the data-path
+dnl ChaCha20-Poly1305: used when found, unless --without-ipsec-mb;
+dnl --with-ipsec-mb makes its absence an error.
+AC_DEFUN([OVSWG_CHECK_IPSEC_MB], [
+  AC_ARG_WITH([ipsec-mb],
+    [AS_HELP_STRING([--without-ipsec-mb],
+      [use OpenSSL for the data-path ChaCha20-Poly1305 even where
+       intel-ipsec-mb is available])],
+    [], [with_ipsec_mb=check])
+  have_ipsec_mb=no
+  IPSEC_MB_LIBS=
+  AS_IF([test "$with_ipsec_mb" != no],
+    [AS_CASE([$host_cpu], [x86_64],
+       [AC_CHECK_HEADER([intel-ipsec-mb.h],
+          [AC_CHECK_LIB([IPSec_MB], [alloc_mb_mgr], [have_ipsec_mb=yes])])])])
+  AS_IF([test "$have_ipsec_mb" = yes],
+    [IPSEC_MB_LIBS=-lIPSec_MB],
+    [test "$with_ipsec_mb" = yes],
+    [AC_MSG_ERROR([--with-ipsec-mb: intel-ipsec-mb not found (Debian: apt
+                   install libipsec-mb-dev; x86-64 only)])])
+  AC_MSG_CHECKING([for the data-path ChaCha20-Poly1305])
+  AS_IF([test "$have_ipsec_mb" = yes],
+    [AC_MSG_RESULT([intel-ipsec-mb, OpenSSL as run-time alternative])],
+    [AC_MSG_RESULT([OpenSSL])])
+  AC_SUBST([IPSEC_MB_LIBS])
+  AM_CONDITIONAL([HAVE_IPSEC_MB], [test "$have_ipsec_mb" = yes])
+])
+
 AC_DEFUN([OVSWG_ENABLE_SANITIZERS], [
   AC_ARG_ENABLE([asan],
     [AS_HELP_STRING([--enable-asan],

@@ -143,7 +143,8 @@ $(FUZZ_TARGETS): %: %.c $(FUZZ_LIB)
 	  -o $@ $< $(FUZZ_EXTRA) $(addprefix $(srcdir)/,$(FUZZ_LIB)) \
 	  $(OVS_BUILDDIR)/lib/.libs/libopenvswitch.a \
 	  $(wildcard $(OVS_BUILDDIR)/lib/.libs/libopenvswitchavx512.a) \
-	  $(SODIUM_LIBS) -lssl $(LIBCRYPTO_LIBS) -latomic -lm -lpthread
+	  $(SODIUM_LIBS) -lssl $(LIBCRYPTO_LIBS) $(IPSEC_MB_LIBS) -latomic -lm \
+	  -lpthread
 
 tests/fuzz-pkt-gro: FUZZ_EXTRA = $(srcdir)/tests/test-pkt-util.c
 

@@ -296,13 +296,91 @@ test_xaead(void)
                                        nonce, key));
 }
 
+/* Every length 0..2048, at every misalignment 0..15 of source, destination
+ * and additional data, sealed by the current backend: the same bytes as
+ * OpenSSL, and each backend opens what the other sealed. */
+static void
+test_aead_against_openssl(void)
+{
+    enum wg_crypto_aead_backend backend = wg_crypto_get_aead_backend();
+    uint8_t key[WG_KEY_LEN], ad[32 + 16];
+    uint8_t *pt = xmalloc(2048 + 16), *a = xmalloc(2048 + 32 + 16);
+    uint8_t *b = xmalloc(2048 + 32 + 16), *out = xmalloc(2048 + 16);
+    struct wg_aead_key *k, *ref;
+
+    wg_crypto_random(key, sizeof key);
+    k = wg_aead_key_create(key);
+    WGTEST_CHECK(wg_crypto_set_aead_backend(WG_CRYPTO_AEAD_OPENSSL));
+    ref = wg_aead_key_create(key);
+    WGTEST_CHECK(wg_crypto_set_aead_backend(backend));
+    wg_crypto_random(ad, sizeof ad);
+    for (size_t len = 0; len <= 2048; len++) {
+        size_t off = len % 16, ad_off = (len / 16) % 16;
+        size_t ad_len = len % 33;
+        uint8_t *src = pt + (len * 7) % 16;
+
+        wg_crypto_random(src, len);
+        WGTEST_CHECK(wg_aead_seal(k, len, a + off, src, len, ad + ad_off,
+                                  ad_len));
+        WGTEST_CHECK(wg_aead_seal(ref, len, b, src, len, ad + ad_off,
+                                  ad_len));
+        WGTEST_CHECK_MEM(a + off, b, len + WG_AEAD_TAG_LEN);
+        WGTEST_CHECK(wg_aead_open(k, len, out, b, len + WG_AEAD_TAG_LEN,
+                                  ad + ad_off, ad_len));
+        WGTEST_CHECK_MEM(out, src, len);
+        WGTEST_CHECK(wg_aead_open(ref, len, a + off, a + off,
+                                  len + WG_AEAD_TAG_LEN, ad + ad_off, ad_len));
+        WGTEST_CHECK_MEM(a + off, src, len);
+    }
+    wg_aead_key_destroy(k);
+    wg_aead_key_destroy(ref);
+    free(pt);
+    free(a);
+    free(b);
+    free(out);
+}
+
+/* A message that fails authentication leaves zeros, not plaintext. */
+static void
+test_aead_failure_wipes(void)
+{
+    uint8_t key[WG_KEY_LEN], msg[100 + WG_AEAD_TAG_LEN], out[100];
+    struct wg_aead_key *k;
+
+    wg_crypto_random(key, sizeof key);
+    k = wg_aead_key_create(key);
+    memset(out, 0x55, sizeof out);
+    WGTEST_CHECK(wg_aead_seal(k, 7, msg, out, sizeof out, NULL, 0));
+    msg[sizeof msg - 1] ^= 1;
+    WGTEST_CHECK(!wg_aead_open(k, 7, out, msg, sizeof msg, NULL, 0));
+    WGTEST_CHECK(wg_crypto_is_zero(out, sizeof out));
+    WGTEST_CHECK(!wg_aead_open(k, 7, msg, msg, sizeof msg, NULL, 0));
+    WGTEST_CHECK(wg_crypto_is_zero(msg, sizeof out));
+    wg_aead_key_destroy(k);
+}
+
+/* Every test above, on every data-path backend this build can run. */
 static void
 test_aead_main(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
 {
+    static const enum wg_crypto_aead_backend backends[] = {
+        WG_CRYPTO_AEAD_OPENSSL, WG_CRYPTO_AEAD_IPSECMB,
+    };
+
     init();
-    test_aead_rfc8439_282();
-    test_aead_rfc8439_a5();
-    test_aead_round_trip();
+    for (size_t i = 0; i < ARRAY_SIZE(backends); i++) {
+        if (!wg_crypto_set_aead_backend(backends[i])) {
+            printf("%s: not in this build\n",
+                   wg_crypto_aead_backend_name(backends[i]));
+            continue;
+        }
+        test_aead_rfc8439_282();
+        test_aead_rfc8439_a5();
+        test_aead_round_trip();
+        test_aead_against_openssl();
+        test_aead_failure_wipes();
+        printf("%s: ok\n", wg_crypto_aead_backend_name(backends[i]));
+    }
     test_xaead();
 }
 WGTEST_REGISTER("crypto-aead", test_aead_main);
@@ -372,25 +450,16 @@ bench_print(const char *what, size_t size, double ns)
     printf(" %9.0f ns %8.1f MB/s%s", ns, size / ns * 1e3, what);
 }
 
+/* One table of bench_run() figures for the current backend. */
 static void
-test_bench_main(int argc, char *argv[])
+bench_table(const uint8_t key[WG_KEY_LEN], uint8_t *buf, uint8_t *sealed,
+            double seconds)
 {
     static const size_t sizes[] = { 64, 256, 1420, 9000, 65536 };
-    double seconds = argc > 1 ? atof(argv[1]) : 1.0;
-    uint8_t key[WG_KEY_LEN];
-    uint8_t *buf, *sealed;
-    struct wg_aead_key *k;
+    struct wg_aead_key *k = wg_aead_key_create(key);
 
-    init();
-    seconds = seconds > 0 ? seconds : 1.0;
-    wg_crypto_random(key, sizeof key);
-    k = wg_aead_key_create(key);
     WGTEST_CHECK(k != NULL);
-    buf = xzalloc(65536 + WG_AEAD_TAG_LEN);
-    sealed = xzalloc(65536 + WG_AEAD_TAG_LEN);
-
-    printf("ChaCha20-Poly1305 per message, one core, %.1f s per figure; "
-           "%s\n", seconds, wg_crypto_describe());
+    printf("%s\n", wg_crypto_describe());
     printf("%6s %24s %24s %24s\n", "bytes", "seal", "open",
            "libsodium seal");
     for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
@@ -405,9 +474,35 @@ test_bench_main(int argc, char *argv[])
         bench_print("\n", size, bench_run(BENCH_SODIUM_SEAL, k, key, buf,
                                           sealed, size, seconds));
     }
+    wg_aead_key_destroy(k);
+}
+
+/* "wgtest crypto-bench [SECONDS]": a table per backend in this build, the
+ * default one (what the daemon uses) first. */
+static void
+test_bench_main(int argc, char *argv[])
+{
+    double seconds = argc > 1 ? atof(argv[1]) : 1.0;
+    enum wg_crypto_aead_backend first;
+    uint8_t key[WG_KEY_LEN];
+    uint8_t *buf, *sealed;
+
+    init();
+    seconds = seconds > 0 ? seconds : 1.0;
+    wg_crypto_random(key, sizeof key);
+    buf = xzalloc(65536 + WG_AEAD_TAG_LEN);
+    sealed = xzalloc(65536 + WG_AEAD_TAG_LEN);
+    printf("ChaCha20-Poly1305 per message, one core, %.1f s per figure\n",
+           seconds);
+    first = wg_crypto_get_aead_backend();
+    bench_table(key, buf, sealed, seconds);
+    for (int b = WG_CRYPTO_AEAD_OPENSSL; b <= WG_CRYPTO_AEAD_IPSECMB; b++) {
+        if (b != first && wg_crypto_set_aead_backend(b)) {
+            bench_table(key, buf, sealed, seconds);
+        }
+    }
     free(buf);
     free(sealed);
-    wg_aead_key_destroy(k);
 }
 WGTEST_REGISTER("crypto-bench", test_bench_main);
 
@@ -423,8 +518,12 @@ test_selftest_main(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     for (size_t i = 0; i < wg_crypto_selftest_n_checks(); i++) {
         WGTEST_CHECK(wg_crypto_selftest_check_name(i) != NULL);
     }
-    WGTEST_CHECK(wg_crypto_selftest_run() == NULL);
     WGTEST_CHECK(wg_crypto_selftest() == NULL);
+    for (int b = WG_CRYPTO_AEAD_OPENSSL; b <= WG_CRYPTO_AEAD_IPSECMB; b++) {
+        if (wg_crypto_set_aead_backend(b)) {
+            WGTEST_CHECK(wg_crypto_selftest_run() == NULL);
+        }
+    }
 
     /* An AEAD that leaves its tags unwritten and unchecked fails the first
      * ChaCha20-Poly1305 check; the cached result of the first run stays. */
