@@ -380,9 +380,9 @@ bool
 wg_crypto_public_key(uint8_t pub[WG_KEY_LEN], const uint8_t priv[WG_KEY_LEN])
 {
     (void) wg_crypto_init();
-    if (sodium_is_zero(priv, WG_KEY_LEN)
-        || crypto_scalarmult_base(pub, priv)
-        || sodium_is_zero(pub, WG_KEY_LEN)) {
+    if (sodium_is_zero(priv, WG_KEY_LEN) == 1
+        || crypto_scalarmult_base(pub, priv) != 0
+        || sodium_is_zero(pub, WG_KEY_LEN) == 1) {
         wg_crypto_wipe(pub, WG_KEY_LEN);
         return false;
     }
@@ -398,8 +398,8 @@ wg_crypto_dh(uint8_t out[WG_KEY_LEN], const uint8_t priv[WG_KEY_LEN],
     /* libsodium already fails on low-order points and on an all-zero
      * result; the explicit check keeps that guarantee whatever the
      * library version. */
-    if (crypto_scalarmult(out, priv, pub)
-        || sodium_is_zero(out, WG_KEY_LEN)) {
+    if (crypto_scalarmult(out, priv, pub) != 0
+        || sodium_is_zero(out, WG_KEY_LEN) == 1) {
         wg_crypto_wipe(out, WG_KEY_LEN);
         return false;
     }
@@ -702,8 +702,12 @@ wg_crypto_xaead_seal(uint8_t *dst, const uint8_t *src, size_t len,
                      const uint8_t key[WG_KEY_LEN])
 {
     (void) wg_crypto_init();
-    crypto_aead_xchacha20poly1305_ietf_encrypt_detached(
-        dst, dst + len, NULL, src, len, ad, ad_len, NULL, nonce, key);
+    if (crypto_aead_xchacha20poly1305_ietf_encrypt_detached(
+            dst, dst + len, NULL, src, len, ad, ad_len, NULL, nonce, key)
+        != 0) {
+        wg_crypto_fail_output(dst, len + WG_AEAD_TAG_LEN,
+                              "XChaCha20-Poly1305 encryption");
+    }
 }
 
 bool
@@ -716,9 +720,9 @@ wg_crypto_xaead_open(uint8_t *dst, const uint8_t *src, size_t len,
 
     (void) wg_crypto_init();
     return (len >= WG_AEAD_TAG_LEN
-            && !crypto_aead_xchacha20poly1305_ietf_decrypt_detached(
+            && crypto_aead_xchacha20poly1305_ietf_decrypt_detached(
                 dst, NULL, src, ct_len, src + ct_len, ad, ad_len, nonce,
-                key));
+                key) == 0);
 }
 
 /* Utilities. */
@@ -740,13 +744,13 @@ wg_crypto_random_uniform(uint32_t upper_bound)
 bool
 wg_crypto_equal(const void *a, const void *b, size_t len)
 {
-    return !sodium_memcmp(a, b, len);
+    return sodium_memcmp(a, b, len) == 0;
 }
 
 bool
 wg_crypto_is_zero(const void *buf, size_t len)
 {
-    return sodium_is_zero(buf, len);
+    return sodium_is_zero(buf, len) == 1;
 }
 
 void
