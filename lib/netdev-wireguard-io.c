@@ -128,9 +128,8 @@ netdev_wg_slot_size(int mtu)
 void
 netdev_wg_io_init(struct netdev_wireguard *wg)
 {
-    wg->tx.slot_size = netdev_wg_slot_size(wg->mtu);
-    wg->tx.mem = xmalloc(NETDEV_WG_TX_SLOTS * wg->tx.slot_size);
-    wg->tx.n_used = 0;
+    tx_slots_init(&wg->tx.slots, NETDEV_WG_TX_SLOTS,
+                  netdev_wg_slot_size(wg->mtu));
     wg->tx.q4 = udp_batch_tx_create(NETDEV_WG_TX_SLOTS);
     wg->tx.q6 = udp_batch_tx_create(NETDEV_WG_TX_SLOTS);
     wg->tx.ctl = udp_batch_tx_create(1);
@@ -153,7 +152,7 @@ netdev_wg_io_destroy(struct netdev_wireguard *wg)
     udp_batch_tx_destroy(wg->tx.q4);
     udp_batch_tx_destroy(wg->tx.q6);
     udp_batch_tx_destroy(wg->tx.ctl);
-    free(wg->tx.mem);
+    tx_slots_destroy(&wg->tx.slots);
     netdev_wg_ring_destroy(&wg->to_bridge);
     free_cacheline(wg->rx_mem);
     free(wg->rx_inner);
@@ -168,9 +167,9 @@ void
 netdev_wg_io_set_mtu(struct netdev_wireguard *wg, int mtu)
 {
     netdev_wg_io_flush(wg);
-    free(wg->tx.mem);
-    wg->tx.slot_size = netdev_wg_slot_size(mtu);
-    wg->tx.mem = xmalloc(NETDEV_WG_TX_SLOTS * wg->tx.slot_size);
+    tx_slots_destroy(&wg->tx.slots);
+    tx_slots_init(&wg->tx.slots, NETDEV_WG_TX_SLOTS,
+                  netdev_wg_slot_size(mtu));
 }
 
 bool
@@ -208,17 +207,18 @@ netdev_wg_io_flush(struct netdev_wireguard *wg)
 {
     netdev_wg_flush_queue(wg, wg->tx.q4, wg->sock4);
     netdev_wg_flush_queue(wg, wg->tx.q6, wg->sock6);
-    wg->tx.n_used = 0;
+    tx_slots_reset(&wg->tx.slots);
 }
 
-/* Returns a free message slot, flushing first if all are in use. */
+/* Returns 'n' (at most NETDEV_WG_TX_SLOTS) free message slots, flushing
+ * the batch first if fewer are free. */
 static uint8_t *
-netdev_wg_slot_get(struct netdev_wireguard *wg)
+netdev_wg_slots_acquire(struct netdev_wireguard *wg, size_t n)
 {
-    if (wg->tx.n_used >= NETDEV_WG_TX_SLOTS) {
+    if (tx_slots_room(&wg->tx.slots) < n) {
         netdev_wg_io_flush(wg);
     }
-    return wg->tx.mem + wg->tx.n_used++ * wg->tx.slot_size;
+    return tx_slots_acquire(&wg->tx.slots, n);
 }
 
 /* Encrypts the inner packet already at slot + WG_DEVICE_HEADROOM and queues
@@ -231,7 +231,8 @@ netdev_wg_seal_slot(struct netdev_wireguard *wg, struct wg_peer *peer,
     socklen_t dst_len;
     int n;
 
-    n = wg_device_encrypt(wg->dev, peer, slot, inner_len, wg->tx.slot_size);
+    n = wg_device_encrypt(wg->dev, peer, slot, inner_len,
+                          wg->tx.slots.slot_size);
     if (n < 0) {
         if (n == WG_DEVICE_TX_NO_ENDPOINT) {
             COVERAGE_INC(wg_tx_no_endpoint);
@@ -259,7 +260,7 @@ static void
 netdev_wg_send_one(struct netdev_wireguard *wg, struct wg_peer *peer,
                    const void *inner, size_t len, bool fill_csum)
 {
-    uint8_t *slot = netdev_wg_slot_get(wg);
+    uint8_t *slot = netdev_wg_slots_acquire(wg, 1);
 
     if (fill_csum) {
         pkt_gso_csum_copy(slot + WG_DEVICE_HEADROOM, inner, len);
@@ -269,7 +270,7 @@ netdev_wg_send_one(struct netdev_wireguard *wg, struct wg_peer *peer,
         memcpy(slot + WG_DEVICE_HEADROOM, inner, len);
     }
     if (!netdev_wg_seal_slot(wg, peer, slot, len)) {
-        wg->tx.n_used--;        /* Give the slot back. */
+        tx_slots_release_tail(&wg->tx.slots, slot, 1);
     }
 }
 
@@ -282,7 +283,8 @@ netdev_wg_send_super(struct netdev_wireguard *wg, struct wg_peer *peer,
     struct pkt_gso_slot slots[NETDEV_WG_TX_SLOTS];
     struct pkt_gso_params params;
     struct pkt_gso_info info;
-    size_t n_slots, n_segs, first;
+    size_t n_slots, n_segs, size = wg->tx.slots.slot_size;
+    uint8_t *base;
 
     if (pkt_gso_parse(inner, len, &info) || info.l4_proto != IPPROTO_TCP) {
         COVERAGE_INC(wg_tx_gso_error);
@@ -298,28 +300,26 @@ netdev_wg_send_super(struct netdev_wireguard *wg, struct wg_peer *peer,
         wg->stats.tx_errors++;
         return;
     }
-    if (wg->tx.n_used + n_slots > NETDEV_WG_TX_SLOTS) {
-        netdev_wg_io_flush(wg);
-    }
-    first = wg->tx.n_used;
+    base = netdev_wg_slots_acquire(wg, n_slots);
     for (size_t i = 0; i < n_slots; i++) {
-        slots[i].base = wg->tx.mem + (first + i) * wg->tx.slot_size;
-        slots[i].room = wg->tx.slot_size;
+        slots[i].base = base + i * size;
+        slots[i].room = size;
     }
     if (pkt_gso_segment(inner, len, &params, slots, n_slots, &n_segs)) {
         COVERAGE_INC(wg_tx_gso_error);
         wg->stats.tx_errors++;
+        tx_slots_release_tail(&wg->tx.slots, base, n_slots);
         return;
     }
+    tx_slots_release_tail(&wg->tx.slots, base + n_segs * size,
+                          n_slots - n_segs);
     COVERAGE_INC(wg_tx_super_packet);
     COVERAGE_ADD(wg_tx_segment, n_segs);
     wg->offload.super_packets++;
     wg->offload.segments += n_segs;
     for (size_t i = 0; i < n_segs; i++) {
-        wg->tx.n_used++;
-        if (!netdev_wg_seal_slot(wg, peer, slots[i].base, slots[i].len)) {
-            wg->tx.n_used--;
-        }
+        /* A slot whose segment fails stays unused until the flush. */
+        netdev_wg_seal_slot(wg, peer, slots[i].base, slots[i].len);
     }
 }
 
@@ -329,7 +329,8 @@ static void
 netdev_wg_send_fragments(struct netdev_wireguard *wg, struct wg_peer *peer,
                          const void *inner, size_t len)
 {
-    size_t room = wg->tx.slot_size - WG_DEVICE_HEADROOM - WG_DEVICE_TAILROOM;
+    size_t room = (wg->tx.slots.slot_size
+                   - WG_DEVICE_HEADROOM - WG_DEVICE_TAILROOM);
     struct wg_l2_frag frag;
     size_t n;
 
@@ -340,11 +341,11 @@ netdev_wg_send_fragments(struct netdev_wireguard *wg, struct wg_peer *peer,
     }
     COVERAGE_INC(wg_tx_fragmented);
     for (;;) {
-        uint8_t *slot = netdev_wg_slot_get(wg);
+        uint8_t *slot = netdev_wg_slots_acquire(wg, 1);
 
         n = wg_l2_frag_next(&frag, slot + WG_DEVICE_HEADROOM, room);
         if (!n || !netdev_wg_seal_slot(wg, peer, slot, n)) {
-            wg->tx.n_used--;
+            tx_slots_release_tail(&wg->tx.slots, slot, 1);
             if (!n) {
                 break;
             }

@@ -31,6 +31,7 @@
 #include "packets.h"
 #include "smap.h"
 #include "wg-config.h"
+#include "tx-slots.h"
 #include "udp-batch.h"
 
 struct dp_packet;
@@ -66,12 +67,11 @@ struct netdev_wg_peer {
     struct netdev_wg_ring queue;    /* Inner IP packets awaiting a session. */
 };
 
-/* One outgoing message buffer: WireGuard header, inner packet, padding and
- * tag, encrypted in place. */
+/* The send batch: message slots (each a WireGuard header, inner packet,
+ * padding and tag, encrypted in place) and the queues they wait in until
+ * netdev_wg_io_flush() sends them and takes the slots back. */
 struct netdev_wg_tx {
-    uint8_t *mem;               /* NETDEV_WG_TX_SLOTS * slot_size bytes. */
-    size_t slot_size;
-    size_t n_used;
+    struct tx_slots slots;      /* NETDEV_WG_TX_SLOTS. */
     struct udp_batch_tx *q4;    /* Messages for the IPv4 socket. */
     struct udp_batch_tx *q6;    /* Messages for the IPv6 socket. */
     struct udp_batch_tx *ctl;   /* One handshake/cookie message. */

@@ -403,15 +403,6 @@ wg_device_peer_allowed_ip_add(struct wg_device *dev, struct wg_peer *peer,
                                 peer);
 }
 
-int
-wg_device_peer_allowed_ip_remove(struct wg_device *dev, struct wg_peer *peer,
-                                 int family, const void *addr,
-                                 unsigned int prefix_len)
-{
-    return wg_allowedips_remove(dev->allowedips, family, addr, prefix_len,
-                                peer);
-}
-
 void
 wg_device_peer_allowed_ips_clear(struct wg_device *dev, struct wg_peer *peer)
 {

@@ -186,10 +186,6 @@ void wg_device_peer_set_persistent_keepalive(struct wg_device *dev,
 int wg_device_peer_allowed_ip_add(struct wg_device *dev, struct wg_peer *peer,
                                   int family, const void *addr,
                                   unsigned int prefix_len);
-int wg_device_peer_allowed_ip_remove(struct wg_device *dev,
-                                     struct wg_peer *peer, int family,
-                                     const void *addr,
-                                     unsigned int prefix_len);
 void wg_device_peer_allowed_ips_clear(struct wg_device *dev,
                                       struct wg_peer *peer);
 

@@ -243,23 +243,3 @@ wg_timers_next_deadline(const struct wg_timers *t)
     }
     return next;
 }
-
-const char *
-wg_timers_name(enum wg_timer timer)
-{
-    switch (timer) {
-    case WG_TIMER_RETRANSMIT_HANDSHAKE:
-        return "retransmit-handshake";
-    case WG_TIMER_SEND_KEEPALIVE:
-        return "send-keepalive";
-    case WG_TIMER_NEW_HANDSHAKE:
-        return "new-handshake";
-    case WG_TIMER_ZERO_KEY_MATERIAL:
-        return "zero-key-material";
-    case WG_TIMER_PERSISTENT_KEEPALIVE:
-        return "persistent-keepalive";
-    case WG_N_TIMERS:
-    default:
-        return "<invalid>";
-    }
-}

@@ -125,7 +125,4 @@ long long int wg_timers_run(struct wg_timers *t, long long int now_ms,
 /* Returns the earliest armed deadline of 't' (WG_TIMER_OFF if none). */
 long long int wg_timers_next_deadline(const struct wg_timers *t);
 
-/* Returns the name of 'timer', for logs. */
-const char *wg_timers_name(enum wg_timer timer);
-
 #endif /* wg-timers.h */

@@ -424,13 +424,6 @@ wg_uapi_server_destroy(struct wg_uapi_server *server)
 }
 
 void
-wg_uapi_server_set_device(struct wg_uapi_server *server,
-                          struct wg_device *dev)
-{
-    server->dev = dev;
-}
-
-void
 wg_uapi_server_set_timeout(struct wg_uapi_server *server, int timeout_ms)
 {
     server->timeout_ms = timeout_ms;

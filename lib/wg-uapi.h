@@ -183,10 +183,6 @@ void wg_uapi_server_run(struct wg_uapi_server *server);
  * to do. */
 void wg_uapi_server_wait(struct wg_uapi_server *server);
 
-/* Points the server at another device (e.g. after the port rebuilt it). */
-void wg_uapi_server_set_device(struct wg_uapi_server *server,
-                               struct wg_device *dev);
-
 /* Sets how long a connection may stay open, for new connections
  * (default WG_UAPI_CLIENT_TIMEOUT_MS). */
 void wg_uapi_server_set_timeout(struct wg_uapi_server *server,
