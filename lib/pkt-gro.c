@@ -29,7 +29,8 @@
 #include "util.h"
 
 #define PKT_GRO_NO_RUN SIZE_MAX
-#define PKT_GRO_STACK_FLOWS 64      /* Larger batches use the heap. */
+/* Flows tracked per batch; packets of further flows pass untouched. */
+#define PKT_GRO_MAX_FLOWS 64
 #define PKT_GRO_MAX_IP4_LEN 65535
 #define PKT_GRO_MAX_IP6_LEN (IPV6_HEADER_LEN + 65535)
 
@@ -139,7 +140,8 @@ pkt_gro_key_hash(const struct pkt_gro_key *key)
     return hash;
 }
 
-/* Returns the flow of 'seg', adding it if new. */
+/* Returns the flow of 'seg', adding it if new, or NULL if it is new and
+ * PKT_GRO_MAX_FLOWS flows are tracked already. */
 static struct pkt_gro_flow *
 pkt_gro_flow_lookup(struct pkt_gro_ctx *ctx, const struct pkt_gro_seg *seg)
 {
@@ -152,6 +154,9 @@ pkt_gro_flow_lookup(struct pkt_gro_ctx *ctx, const struct pkt_gro_seg *seg)
             && !memcmp(&flow->key, &seg->key, sizeof flow->key)) {
             return flow;
         }
+    }
+    if (ctx->n_flows >= PKT_GRO_MAX_FLOWS) {
+        return NULL;
     }
     flow = &ctx->flows[ctx->n_flows++];
     flow->key = seg->key;
@@ -262,6 +267,9 @@ pkt_gro_one(struct pkt_gro_ctx *ctx, size_t i)
         return;
     }
     flow = pkt_gro_flow_lookup(ctx, &seg);
+    if (!flow) {
+        return;
+    }
     if (flow->head != PKT_GRO_NO_RUN
         && pkt_gro_try_merge(ctx, flow, i, &seg)) {
         return;
@@ -302,14 +310,12 @@ size_t
 pkt_gro_batch(struct pkt_gro_pkt *pkts, size_t n,
               pkt_gro_grow_func *grow, void *aux)
 {
-    struct pkt_gro_flow stack_flows[PKT_GRO_STACK_FLOWS];
+    struct pkt_gro_flow flows[PKT_GRO_MAX_FLOWS];
     struct pkt_gro_ctx ctx = {
         .pkts = pkts,
         .grow = grow,
         .aux = aux,
-        .flows = (n <= PKT_GRO_STACK_FLOWS
-                  ? stack_flows
-                  : xmalloc(n * sizeof *ctx.flows)),
+        .flows = flows,
     };
     size_t n_out = 0;
 
@@ -326,9 +332,6 @@ pkt_gro_batch(struct pkt_gro_pkt *pkts, size_t n,
             pkt_gro_finish(&pkts[i]);
         }
         n_out += pkts[i].verdict != PKT_GRO_MERGED;
-    }
-    if (ctx.flows != stack_flows) {
-        free(ctx.flows);
     }
     return n_out;
 }

@@ -46,8 +46,10 @@
  * segments' own checksums are not verified (authenticated decryption
  * already proved the bytes).
  *
- * Every other packet is left untouched.  Bytes past a packet's IP length
- * (e.g. WireGuard padding) are ignored and dropped from a head. */
+ * Every other packet is left untouched, as are the packets of flows beyond
+ * the first 64 of a batch (the flow table lives on the stack).  Bytes past
+ * a packet's IP length (e.g. WireGuard padding) are ignored and dropped
+ * from a head. */
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -27,7 +27,7 @@
 #include "wgtest.h"
 
 #define BIG_ROOM (64 * 1024 + 128)
-#define MAX_PKTS 64
+#define MAX_PKTS 80
 #define P -1                    /* Expected: passes untouched. */
 
 /* A batch under test: the packets, copies of the originals, and what the
@@ -426,6 +426,28 @@ test_gro_limits(void)
     run_sizes(false, sizes, expect, 3);
 }
 
+/* 64 flows fill the flow table: a 65th flow passes untouched, while the
+ * first 64 still coalesce. */
+static void
+test_gro_flow_limit(void)
+{
+    struct batch b = { .n = 0 };
+
+    for (size_t i = 0; i < 67; i++) {
+        bool extra = i == 64 || i == 65;
+        struct test_pkt_spec spec = {
+            .sport = i < 64 ? 1000 + i : extra ? 2000 : 1000,
+            .dport = 80, .flags = TCP_ACK, .payload_len = 100,
+            .seq = i == 65 || i == 66 ? 101 : 1, .payload_seed = i,
+        };
+
+        batch_add(&b, &spec, extra ? P : i == 66 ? 0 : i ? P : 0,
+                  ROOM_BIG);
+    }
+    batch_run(&b, ROOM_BIG, "flow table full");
+    batch_free(&b);
+}
+
 /* Batches of odd shapes. */
 static void
 test_gro_misc(void)
@@ -451,6 +473,7 @@ test_pkt_gro_main(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
 {
     test_gro_cases();
     test_gro_limits();
+    test_gro_flow_limit();
     test_gro_misc();
 }
 WGTEST_REGISTER("pkt-gro", test_pkt_gro_main);
