@@ -134,62 +134,58 @@ struct netdev_wireguard {
 extern struct ovs_mutex netdev_wg_list_mutex;
 extern struct ovs_list netdev_wg_list OVS_GUARDED_BY(netdev_wg_list_mutex);
 
-/* netdev-wireguard-io.c. */
+/* The files of the class, each calling only the ones listed after it:
+ *
+ *   netdev-wireguard.c         class, life cycle, configuration
+ *   netdev-wireguard-appctl.c  "wireguard/show", "wireguard/crypto"
+ *   netdev-wireguard-uapi.c    the port's UAPI socket
+ *   netdev-wireguard-tx.c      bridge to peer (the send path)
+ *   netdev-wireguard-rx.c      peer to bridge (the receive path)
+ *   netdev-wireguard-peers.c   per-peer port state, OVSDB reconciliation
+ *   netdev-wireguard-sock.c    sockets, send batch, control messages
+ *   netdev-wireguard-bridge.c  what goes to the bridge, packet rings
+ *
+ * tx and rx never call each other.
+ *
+ * Threads and locks.  Every function here runs with 'wg->mutex' held,
+ * taken by the class callbacks (netdev-wireguard.c) for the port, so the
+ * protocol engine (struct wg_device, which leaves serialization to its
+ * caller), the layer-2 adapter, the send batch and the rings need no lock
+ * of their own.  The class callbacks may be called by the main thread
+ * (configuration, run/wait, appctl, rxq_recv() of non-PMD ports) and, in a
+ * DPDK build, by PMD threads (send()); 'netdev_wg_list_mutex' guards the
+ * list of ports and is taken before a port's mutex.  Below the port, two
+ * modules lock for themselves although the port's mutex already
+ * serializes every use today: udp-batch (a mutex and atomic counters per
+ * socket, so that a socket may send from several threads) and the
+ * handshake rate limiter (wg-ratelimiter.c, one per device).  Crypto
+ * needs no lock: OpenSSL contexts belong to one key, which the port's
+ * mutex serializes, and intel-ipsec-mb has one manager per thread
+ * (wg-aead-ipsecmb.c). */
 
-/* Initializes/frees the data-path state of 'wg'. */
-void netdev_wg_io_init(struct netdev_wireguard *wg);
-void netdev_wg_io_destroy(struct netdev_wireguard *wg);
+/* netdev-wireguard-tx.c: bridge to peer. */
 
-/* Resizes the message buffers for inner MTU 'mtu'. */
-void netdev_wg_io_set_mtu(struct netdev_wireguard *wg, int mtu);
-
-/* Sends a batch from the bridge.  Called with 'wg->mutex' held. */
-void netdev_wg_io_send(struct netdev_wireguard *wg,
+/* Sends a batch from the bridge. */
+void netdev_wg_tx_send(struct netdev_wireguard *wg,
                        struct dp_packet_batch *batch);
 
-/* Reads the sockets and fills 'batch' with at most NETDEV_MAX_BURST packets
- * for the bridge.  Returns 0 or EAGAIN.  Called with 'wg->mutex' held. */
-int netdev_wg_io_recv(struct netdev_wireguard *wg,
+/* Hooks of the protocol engine (struct wg_device_hooks): a peer got a
+ * session (its queued packets leave), or its handshake gave up (they are
+ * dropped). */
+void netdev_wg_tx_session_ready(void *aux, struct wg_peer *peer);
+void netdev_wg_tx_handshake_failed(void *aux, struct wg_peer *peer);
+
+/* netdev-wireguard-rx.c: peer to bridge. */
+
+void netdev_wg_rx_init(struct netdev_wireguard *wg);
+void netdev_wg_rx_destroy(struct netdev_wireguard *wg);
+
+/* Reads the sockets unless packets still wait for the bridge, and fills
+ * 'batch' with at most NETDEV_MAX_BURST packets.  Returns 0 or EAGAIN. */
+int netdev_wg_rx_recv(struct netdev_wireguard *wg,
                       struct dp_packet_batch *batch);
 
-/* Sends inner IP packet 'pkt' (data at the IP header) to 'peer', or queues
- * it until the peer has a session.  Takes ownership of 'pkt'. */
-void netdev_wg_io_send_inner(struct netdev_wireguard *wg,
-                             struct wg_peer *peer, struct dp_packet *pkt);
-
-/* netdev-wireguard-l2.c. */
-
-/* Offload information kept with a packet for the bridge while it waits for
- * its neighbor: a coalesced super-packet, and of which IP version. */
-#define NETDEV_WG_META_TSO 1
-#define NETDEV_WG_META_IPV6 2
-
-/* Takes one frame from the bridge: answers ARP/ND, drops what WireGuard
- * cannot carry, sends IP packets to their peer.  Takes ownership. */
-void netdev_wg_l2_from_bridge(struct netdev_wireguard *wg,
-                              struct dp_packet *pkt);
-
-/* Hands decrypted inner packet 'ip' to the bridge with offload 'meta'.
- * 'owner', if nonnull, is a dp_packet whose data is 'ip'; it is consumed. */
-void netdev_wg_l2_to_bridge(struct netdev_wireguard *wg, const uint8_t *ip,
-                            size_t len, uint64_t meta,
-                            struct dp_packet *owner);
-
-/* Runs the layer-2 adapter's timers. */
-void netdev_wg_io_run(struct netdev_wireguard *wg);
-
-/* True if packets are waiting for the bridge. */
-bool netdev_wg_io_has_pending(const struct netdev_wireguard *wg);
-
-/* Sends the queued encrypted messages.  Called with 'wg->mutex' held. */
-void netdev_wg_io_flush(struct netdev_wireguard *wg);
-
-/* Hooks of the protocol engine (struct wg_device_hooks). */
-void netdev_wg_io_send_control(void *aux, const struct sockaddr *dst,
-                               socklen_t dst_len, const void *msg,
-                               size_t len);
-void netdev_wg_io_session_ready(void *aux, struct wg_peer *peer);
-void netdev_wg_io_handshake_failed(void *aux, struct wg_peer *peer);
+/* netdev-wireguard-peers.c. */
 
 /* Per-peer port state. */
 struct netdev_wg_peer *netdev_wg_peer_create(const char *name,
@@ -209,9 +205,72 @@ void netdev_wg_peers_clear(struct netdev_wireguard *wg);
  * added. */
 struct netdev_wg_peer *netdev_wg_peer_of(struct wg_peer *peer);
 
+/* netdev-wireguard-sock.c: sockets and the send batch. */
+
+void netdev_wg_sock_init(struct netdev_wireguard *wg);
+void netdev_wg_sock_destroy(struct netdev_wireguard *wg);
+
+/* Opens, moves or keeps the sockets per 'cfg'.  Returns 0 or an errno
+ * value with a message in '*errp'. */
+int netdev_wg_sock_apply(struct netdev_wireguard *wg,
+                         const struct wg_config *cfg, char **errp);
+
 /* Moves the sockets to UDP port 'port' (0: ephemeral).  Returns 0 or an
  * errno value. */
-int netdev_wg_set_listen_port(struct netdev_wireguard *wg, int port);
+int netdev_wg_sock_set_listen_port(struct netdev_wireguard *wg, int port);
+
+/* Resizes the message slots for inner MTU 'mtu'. */
+void netdev_wg_sock_set_mtu(struct netdev_wireguard *wg, int mtu);
+
+/* The socket for 'family' (AF_INET or AF_INET6), or NULL. */
+struct udp_batch_sock *netdev_wg_sock_for(const struct netdev_wireguard *wg,
+                                          int family);
+
+/* Sends the queued messages and takes their slots back. */
+void netdev_wg_sock_flush(struct netdev_wireguard *wg);
+
+/* Engine hook: sends one handshake or cookie message at once. */
+void netdev_wg_sock_send_control(void *aux, const struct sockaddr *dst,
+                                 socklen_t dst_len, const void *msg,
+                                 size_t len);
+
+/* netdev-wireguard-bridge.c: what goes to the bridge. */
+
+/* Offload information kept with a packet for the bridge while it waits for
+ * its neighbor: a coalesced super-packet, and of which IP version. */
+#define NETDEV_WG_META_TSO 1
+#define NETDEV_WG_META_IPV6 2
+
+void netdev_wg_bridge_init(struct netdev_wireguard *wg);
+void netdev_wg_bridge_destroy(struct netdev_wireguard *wg);
+
+/* Queues 'pkt' for the bridge (dropping and counting it if the queue is
+ * full).  Takes ownership. */
+void netdev_wg_bridge_push(struct netdev_wireguard *wg,
+                           struct dp_packet *pkt);
+
+/* Marks 'pkt' with offload 'meta' (NETDEV_WG_META_*). */
+void netdev_wg_bridge_set_offload(struct dp_packet *pkt, uint64_t meta);
+
+/* Queues a copy of the Ethernet frame 'frame' with offload 'meta'. */
+void netdev_wg_bridge_frame(struct netdev_wireguard *wg, const void *frame,
+                            size_t len, uint64_t meta);
+
+/* Queues the packets the layer-2 adapter held until their neighbor became
+ * known. */
+void netdev_wg_bridge_flush_resolved(struct netdev_wireguard *wg);
+
+/* Runs the layer-2 adapter's timers. */
+void netdev_wg_bridge_run(struct netdev_wireguard *wg);
+
+/* True if packets are waiting for the bridge. */
+bool netdev_wg_bridge_has_pending(const struct netdev_wireguard *wg);
+
+/* Rings of packets. */
+void netdev_wg_ring_init(struct netdev_wg_ring *ring, size_t cap);
+void netdev_wg_ring_destroy(struct netdev_wg_ring *ring);
+bool netdev_wg_ring_push(struct netdev_wg_ring *ring, struct dp_packet *pkt);
+struct dp_packet *netdev_wg_ring_pop(struct netdev_wg_ring *ring);
 
 /* netdev-wireguard-uapi.c: the UAPI socket of a port. */
 
@@ -226,13 +285,8 @@ void netdev_wg_uapi_wait(struct netdev_wireguard *wg);
 void netdev_wg_uapi_status(const struct netdev_wireguard *wg,
                            struct smap *smap);
 
-/* netdev-wireguard-show.c: registers "wireguard/show". */
-void netdev_wg_show_register(void);
-
-/* Rings. */
-void netdev_wg_ring_init(struct netdev_wg_ring *ring, size_t cap);
-void netdev_wg_ring_destroy(struct netdev_wg_ring *ring);
-bool netdev_wg_ring_push(struct netdev_wg_ring *ring, struct dp_packet *pkt);
-struct dp_packet *netdev_wg_ring_pop(struct netdev_wg_ring *ring);
+/* netdev-wireguard-appctl.c: registers "wireguard/show" and
+ * "wireguard/crypto". */
+void netdev_wg_appctl_register(void);
 
 #endif /* netdev-wireguard-private.h */

@@ -51,7 +51,7 @@ netdev_wg_uapi_get_listen_port(void *aux)
 static int
 netdev_wg_uapi_set_listen_port(void *aux, uint16_t port)
 {
-    return netdev_wg_set_listen_port(aux, port);
+    return netdev_wg_sock_set_listen_port(aux, port);
 }
 
 /* Run-time changes show in the interface's status column. */

@@ -93,9 +93,9 @@ netdev_wireguard_construct(struct netdev *netdev)
 {
     struct netdev_wireguard *wg = netdev_wireguard_cast(netdev);
     struct wg_device_hooks hooks = {
-        .send = netdev_wg_io_send_control,
-        .session_ready = netdev_wg_io_session_ready,
-        .handshake_failed = netdev_wg_io_handshake_failed,
+        .send = netdev_wg_sock_send_control,
+        .session_ready = netdev_wg_tx_session_ready,
+        .handshake_failed = netdev_wg_tx_handshake_failed,
     };
 
     ovs_mutex_init(&wg->mutex);
@@ -105,7 +105,9 @@ netdev_wireguard_construct(struct netdev *netdev)
     smap_init(&wg->uapi_removed);
     wg->dev = wg_device_create(&hooks, wg);
     wg_device_set_mtu(wg->dev, wg->mtu);
-    netdev_wg_io_init(wg);
+    netdev_wg_bridge_init(wg);
+    netdev_wg_sock_init(wg);
+    netdev_wg_rx_init(wg);
 
     ovs_mutex_lock(&netdev_wg_list_mutex);
     ovs_list_push_back(&netdev_wg_list, &wg->list_node);
@@ -126,7 +128,9 @@ netdev_wireguard_destruct(struct netdev *netdev)
     netdev_wg_uapi_stop(wg);
     netdev_wg_peers_clear(wg);
     wg_device_destroy(wg->dev);
-    netdev_wg_io_destroy(wg);
+    netdev_wg_rx_destroy(wg);
+    netdev_wg_sock_destroy(wg);
+    netdev_wg_bridge_destroy(wg);
     wg_config_destroy(&wg->cfg);
     smap_destroy(&wg->uapi_removed);
     ovs_mutex_unlock(&wg->mutex);
@@ -162,113 +166,6 @@ netdev_wg_apply_private_key(struct netdev_wireguard *wg,
         wg_device_set_private_key(wg->dev, NULL);
     }
     wg_crypto_wipe(cur, sizeof cur);
-}
-
-static int
-netdev_wg_open_socket(int family, int port, const struct wg_config *cfg,
-                      struct udp_batch_sock **sockp, char **errp)
-{
-    struct udp_batch_options opts = {
-        .family = family,
-        .port = port,
-        .gso = cfg->udp_gso,
-        .gro = cfg->udp_gro,
-    };
-    return udp_batch_open(&opts, sockp, errp);
-}
-
-/* Opens the IPv4 and IPv6 sockets on 'port' (0: the same ephemeral port for
- * both).  IPv6 is optional when the system lacks it. */
-static int
-netdev_wg_open_sockets(int port, const struct wg_config *cfg,
-                       struct udp_batch_sock **s4, struct udp_batch_sock **s6,
-                       char **errp)
-{
-    for (int attempt = 0; attempt < 8; attempt++) {
-        char *err6 = NULL;
-        int error;
-
-        error = netdev_wg_open_socket(AF_INET, port, cfg, s4, errp);
-        if (error) {
-            return error;
-        }
-        error = netdev_wg_open_socket(AF_INET6, udp_batch_port(*s4), cfg,
-                                      s6, &err6);
-        if (!error || error == EAFNOSUPPORT || error == EADDRNOTAVAIL) {
-            free(err6);
-            return 0;
-        }
-        udp_batch_close(*s4);
-        *s4 = NULL;
-        if (port || error != EADDRINUSE) {
-            *errp = err6;
-            return error;
-        }
-        free(err6);             /* Ephemeral port taken for IPv6: retry. */
-    }
-    *errp = xstrdup("no UDP port free for both IPv4 and IPv6");
-    return EADDRINUSE;
-}
-
-static int
-netdev_wg_apply_sockets(struct netdev_wireguard *wg,
-                        const struct wg_config *cfg, char **errp)
-{
-    /* Like the private key, only a change in the database moves the port
-     * (a port set through the UAPI stays). */
-    bool reopen = !wg->sock4
-                  || (wg->configured
-                      && cfg->listen_port != wg->cfg.listen_port
-                      && cfg->listen_port != wg->bound_port);
-
-    if (reopen) {
-        struct udp_batch_sock *s4 = NULL, *s6 = NULL;
-        int error = netdev_wg_open_sockets(cfg->listen_port, cfg,
-                                           &s4, &s6, errp);
-        if (error) {
-            return error;
-        }
-        netdev_wg_io_flush(wg);
-        udp_batch_close(wg->sock4);
-        udp_batch_close(wg->sock6);
-        wg->sock4 = s4;
-        wg->sock6 = s6;
-        wg->bound_port = udp_batch_port(s4);
-    }
-    udp_batch_set_gso(wg->sock4, cfg->udp_gso);
-    udp_batch_set_gro(wg->sock4, cfg->udp_gro);
-    if (wg->sock6) {
-        udp_batch_set_gso(wg->sock6, cfg->udp_gso);
-        udp_batch_set_gro(wg->sock6, cfg->udp_gro);
-    }
-    return 0;
-}
-
-/* Changes the listening port at run time (UAPI "listen_port=").  Returns 0
- * or an errno value. */
-int
-netdev_wg_set_listen_port(struct netdev_wireguard *wg, int port)
-{
-    struct udp_batch_sock *s4 = NULL, *s6 = NULL;
-    char *err = NULL;
-    int error;
-
-    if (port && port == wg->bound_port) {
-        return 0;
-    }
-    error = netdev_wg_open_sockets(port, &wg->cfg, &s4, &s6, &err);
-    if (error) {
-        VLOG_WARN_RL(&netdev_wg_rl, "%s: %s", netdev_get_name(&wg->up), err);
-        free(err);
-        return error;
-    }
-    netdev_wg_io_flush(wg);
-    udp_batch_close(wg->sock4);
-    udp_batch_close(wg->sock6);
-    wg->sock4 = s4;
-    wg->sock6 = s6;
-    wg->bound_port = udp_batch_port(s4);
-    return 0;
 }
 
 /* Offloads: the port segments and checksums itself, so it advertises TSO and
@@ -400,7 +297,7 @@ netdev_wireguard_set_config(struct netdev *netdev, const struct smap *args,
         error = netdev_wg_apply_addresses(wg, &cfg, errp);
     }
     if (!error) {
-        error = netdev_wg_apply_sockets(wg, &cfg, errp);
+        error = netdev_wg_sock_apply(wg, &cfg, errp);
     }
     if (!error) {
         netdev_wg_apply_private_key(wg, &cfg);
@@ -512,10 +409,10 @@ netdev_wireguard_set_mtu(struct netdev *netdev, int mtu)
     }
     ovs_mutex_lock(&wg->mutex);
     if (wg->mtu != mtu) {
-        netdev_wg_io_flush(wg);
+        netdev_wg_sock_flush(wg);
         wg->mtu = mtu;
         wg_device_set_mtu(wg->dev, mtu);
-        netdev_wg_io_set_mtu(wg, mtu);
+        netdev_wg_sock_set_mtu(wg, mtu);
         netdev_change_seq_changed(netdev);
     }
     ovs_mutex_unlock(&wg->mutex);
@@ -564,7 +461,7 @@ netdev_wireguard_send(struct netdev *netdev, int qid OVS_UNUSED,
     struct netdev_wireguard *wg = netdev_wireguard_cast(netdev);
 
     ovs_mutex_lock(&wg->mutex);
-    netdev_wg_io_send(wg, batch);
+    netdev_wg_tx_send(wg, batch);
     ovs_mutex_unlock(&wg->mutex);
     return 0;
 }
@@ -605,7 +502,7 @@ netdev_wireguard_rxq_recv(struct netdev_rxq *rxq,
     int error;
 
     ovs_mutex_lock(&wg->mutex);
-    error = netdev_wg_io_recv(wg, batch);
+    error = netdev_wg_rx_recv(wg, batch);
     ovs_mutex_unlock(&wg->mutex);
     if (qfill) {
         *qfill = 0;
@@ -619,7 +516,7 @@ netdev_wireguard_rxq_wait(struct netdev_rxq *rxq)
     struct netdev_wireguard *wg = netdev_wireguard_cast(rxq->netdev);
 
     ovs_mutex_lock(&wg->mutex);
-    if (netdev_wg_io_has_pending(wg)) {
+    if (netdev_wg_bridge_has_pending(wg)) {
         poll_immediate_wake();
     }
     if (wg->sock4) {
@@ -642,9 +539,9 @@ netdev_wireguard_run(const struct netdev_class *class OVS_UNUSED)
     LIST_FOR_EACH (wg, list_node, &netdev_wg_list) {
         ovs_mutex_lock(&wg->mutex);
         wg_device_run(wg->dev);
-        netdev_wg_io_run(wg);
+        netdev_wg_bridge_run(wg);
         netdev_wg_uapi_run(wg);
-        netdev_wg_io_flush(wg);
+        netdev_wg_sock_flush(wg);
         ovs_mutex_unlock(&wg->mutex);
     }
     ovs_mutex_unlock(&netdev_wg_list_mutex);
@@ -714,7 +611,7 @@ netdev_wireguard_register(void)
             wg_crypto_break_aead_for_test();
         }
         netdev_register_provider(&netdev_wireguard_class);
-        netdev_wg_show_register();
+        netdev_wg_appctl_register();
         ovsthread_once_done(&once);
     }
 }

@@ -159,7 +159,7 @@ netdev_wg_crypto_unixctl(struct unixctl_conn *conn, int argc OVS_UNUSED,
 
 /* Registers the wireguard/show and wireguard/crypto commands. */
 void
-netdev_wg_show_register(void)
+netdev_wg_appctl_register(void)
 {
     unixctl_command_register("wireguard/show", "[--offload] [PORT]", 0, 2,
                              netdev_wg_show_unixctl, NULL);

@@ -1,0 +1,174 @@
+/*
+ * Copyright (c) 2026 The ovs-wireguard authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#include <config.h>
+
+#include "coverage.h"
+#include "dp-packet.h"
+#include "netdev-wireguard-private.h"
+#include "openvswitch/vlog.h"
+#include "timeval.h"
+#include "util.h"
+#include "wg-l2.h"
+
+/* What both directions of the wireguard port hand to the bridge: the
+ * 'to_bridge' queue that rxq_recv() drains, frames the port makes itself
+ * (ARP and ND answers and solicitations, ICMP "too big"), the packets the
+ * layer-2 adapter held until their neighbor was known, and the adapter's
+ * timers.  Also the packet rings used here and for per-peer queues.  Calls
+ * nothing of the tx and rx files. */
+
+VLOG_DEFINE_THIS_MODULE(netdev_wireguard_bridge);
+
+COVERAGE_DEFINE(wg_rx_to_bridge_full);
+
+static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
+
+/* Rings. */
+
+void
+netdev_wg_ring_init(struct netdev_wg_ring *ring, size_t cap)
+{
+    ring->pkts = xmalloc(cap * sizeof *ring->pkts);
+    ring->head = ring->n = 0;
+    ring->cap = cap;
+}
+
+void
+netdev_wg_ring_destroy(struct netdev_wg_ring *ring)
+{
+    struct dp_packet *pkt;
+
+    while ((pkt = netdev_wg_ring_pop(ring))) {
+        dp_packet_delete(pkt);
+    }
+    free(ring->pkts);
+    ring->pkts = NULL;
+}
+
+bool
+netdev_wg_ring_push(struct netdev_wg_ring *ring, struct dp_packet *pkt)
+{
+    if (ring->n >= ring->cap) {
+        return false;
+    }
+    ring->pkts[(ring->head + ring->n++) % ring->cap] = pkt;
+    return true;
+}
+
+struct dp_packet *
+netdev_wg_ring_pop(struct netdev_wg_ring *ring)
+{
+    struct dp_packet *pkt;
+
+    if (!ring->n) {
+        return NULL;
+    }
+    pkt = ring->pkts[ring->head];
+    ring->head = (ring->head + 1) % ring->cap;
+    ring->n--;
+    return pkt;
+}
+
+/* Lifecycle. */
+
+void
+netdev_wg_bridge_init(struct netdev_wireguard *wg)
+{
+    netdev_wg_ring_init(&wg->to_bridge, NETDEV_WG_TO_BRIDGE_MAX);
+    wg->l2 = wg_l2_create(wg->mac, NULL);
+}
+
+void
+netdev_wg_bridge_destroy(struct netdev_wireguard *wg)
+{
+    netdev_wg_ring_destroy(&wg->to_bridge);
+    wg_l2_destroy(wg->l2);
+}
+
+/* To the bridge. */
+
+void
+netdev_wg_bridge_push(struct netdev_wireguard *wg, struct dp_packet *pkt)
+{
+    if (!netdev_wg_ring_push(&wg->to_bridge, pkt)) {
+        COVERAGE_INC(wg_rx_to_bridge_full);
+        VLOG_WARN_RL(&rl, "%s: %d packets wait for the bridge already: "
+                     "dropping one", netdev_get_name(&wg->up),
+                     NETDEV_WG_TO_BRIDGE_MAX);
+        wg->stats.rx_dropped++;
+        dp_packet_delete(pkt);
+    }
+}
+
+void
+netdev_wg_bridge_set_offload(struct dp_packet *pkt, uint64_t meta)
+{
+    if (meta & NETDEV_WG_META_TSO) {
+        dp_packet_hwol_set_tcp_seg(pkt);
+        dp_packet_hwol_set_csum_tcp(pkt);
+        if (meta & NETDEV_WG_META_IPV6) {
+            dp_packet_hwol_set_tx_ipv6(pkt);
+        } else {
+            dp_packet_hwol_set_tx_ipv4(pkt);
+        }
+    }
+}
+
+/* Queues the Ethernet frame 'frame' for the bridge, with 'meta' offload
+ * information (NETDEV_WG_META_*). */
+void
+netdev_wg_bridge_frame(struct netdev_wireguard *wg, const void *frame,
+                       size_t len, uint64_t meta)
+{
+    struct dp_packet *pkt;
+
+    pkt = dp_packet_clone_data_with_headroom(frame, len,
+                                             NETDEV_WG_RX_HEADROOM);
+    netdev_wg_bridge_set_offload(pkt, meta);
+    netdev_wg_bridge_push(wg, pkt);
+}
+
+/* Moves the packets whose neighbor became known into 'to_bridge'. */
+void
+netdev_wg_bridge_flush_resolved(struct netdev_wireguard *wg)
+{
+    struct wg_l2_pkt *lp;
+
+    while ((lp = wg_l2_pending_pop(wg->l2))) {
+        wg->stats.rx_packets++;
+        wg->stats.rx_bytes += lp->len - ETH_HEADER_LEN;
+        netdev_wg_bridge_frame(wg, lp->frame, lp->len, lp->meta);
+        wg_l2_pkt_free(lp);
+    }
+}
+
+/* Timers of the layer-2 adapter; called from the class run hook. */
+void
+netdev_wg_bridge_run(struct netdev_wireguard *wg)
+{
+    long long int now = time_msec();
+
+    if (now >= wg_l2_next_deadline(wg->l2)) {
+        wg_l2_run(wg->l2, now);
+    }
+}
+
+bool
+netdev_wg_bridge_has_pending(const struct netdev_wireguard *wg)
+{
+    return wg->to_bridge.n > 0;
+}

@@ -1,0 +1,284 @@
+/*
+ * Copyright (c) 2026 The ovs-wireguard authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#include <config.h>
+
+#include <errno.h>
+#include <string.h>
+
+#include "coverage.h"
+#include "dp-packet.h"
+#include "netdev-wireguard-private.h"
+#include "openvswitch/vlog.h"
+#include "pkt-gro.h"
+#include "timeval.h"
+#include "util.h"
+#include "wg-device.h"
+#include "wg-l2.h"
+
+/* Peer to bridge: the receive path of a wireguard port, top to bottom.
+ *
+ * netdev_wg_rx_recv() runs a receive round when nothing waits for the
+ * bridge: recvmmsg() with UDP GRO on each socket; the device decrypts each
+ * datagram in place in the receive buffer (or consumes a handshake); the
+ * inner packets of the round are coalesced by pkt-gro, when userspace-tso
+ * is on, into super-packets; the layer-2 adapter gives each its Ethernet
+ * header or holds it until its neighbor answers (netdev_wg_rx_to_bridge());
+ * they wait in 'to_bridge', and the call returns at most NETDEV_MAX_BURST
+ * of them.  Messages the round queued (handshake responses, keepalives)
+ * leave at its end.  Every drop has a coverage counter and a rate-limited
+ * log line (the device's own for protocol drops).  Never calls the send
+ * path. */
+
+VLOG_DEFINE_THIS_MODULE(netdev_wireguard_rx);
+
+COVERAGE_DEFINE(wg_rx_coalesced);
+COVERAGE_DEFINE(wg_rx_gro_round);
+COVERAGE_DEFINE(wg_rx_gro_input);
+COVERAGE_DEFINE(wg_rx_merged);
+COVERAGE_DEFINE(wg_rx_round_full);
+COVERAGE_DEFINE(wg_rx_l2_drop);
+
+static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
+
+/* Distance between receive buffers: room for the largest read, rounded up
+ * to a cache line. */
+#define NETDEV_WG_RX_STRIDE ROUND_UP(UDP_BATCH_RX_BUF_SIZE, CACHE_LINE_SIZE)
+
+/* Most inner packets one receive round decrypts. */
+#define NETDEV_WG_RX_INNER_MAX (NETDEV_WG_RX_READS * 64)
+
+void
+netdev_wg_rx_init(struct netdev_wireguard *wg)
+{
+    /* Buffers start on cache-line boundaries: decrypted inner headers are
+     * read in place and must stay aligned. */
+    wg->rx_mem = xmalloc_cacheline(NETDEV_WG_RX_READS * NETDEV_WG_RX_STRIDE);
+    for (size_t i = 0; i < NETDEV_WG_RX_READS; i++) {
+        wg->rx_bufs[i].data = wg->rx_mem + i * NETDEV_WG_RX_STRIDE;
+        wg->rx_bufs[i].size = UDP_BATCH_RX_BUF_SIZE;
+    }
+    wg->rx_inner = xmalloc(NETDEV_WG_RX_INNER_MAX * sizeof *wg->rx_inner);
+    wg->rx_owner = xmalloc(NETDEV_WG_RX_INNER_MAX * sizeof *wg->rx_owner);
+}
+
+void
+netdev_wg_rx_destroy(struct netdev_wireguard *wg)
+{
+    free_cacheline(wg->rx_mem);
+    free(wg->rx_inner);
+    free(wg->rx_owner);
+}
+
+/* Inner packets to the bridge. */
+
+/* Hands the inner packet 'ip' to the bridge.  'owner', if nonnull, is a
+ * dp_packet whose data is 'ip' (from coalescing) and is consumed. */
+static void
+netdev_wg_rx_to_bridge(struct netdev_wireguard *wg, const uint8_t *ip,
+                       size_t len, uint64_t meta, struct dp_packet *owner)
+{
+    uint8_t solicit[WG_L2_ND_FRAME_MAX];
+    struct wg_l2_ingress in;
+    enum wg_l2_in_action action;
+
+    action = wg_l2_to_bridge(wg->l2, ip, len, meta, time_msec(), solicit,
+                             sizeof solicit, &in);
+    if (in.solicit_len) {
+        netdev_wg_bridge_frame(wg, solicit, in.solicit_len, 0);
+    }
+    if (action == WG_L2_IN_DELIVER) {
+        struct dp_packet *pkt = owner;
+        if (!pkt) {
+            pkt = dp_packet_clone_data_with_headroom(ip, len,
+                                                     NETDEV_WG_RX_HEADROOM);
+        }
+        dp_packet_push(pkt, &in.eth, sizeof in.eth);
+        netdev_wg_bridge_set_offload(pkt, meta);
+        wg->stats.rx_packets++;
+        wg->stats.rx_bytes += len;
+        netdev_wg_bridge_push(wg, pkt);
+        return;
+    }
+    if (action == WG_L2_IN_DROP) {
+        /* The adapter counted and logged the reason (wg_l2_*). */
+        COVERAGE_INC(wg_rx_l2_drop);
+        wg->stats.rx_dropped++;
+    }
+    dp_packet_delete(owner);
+}
+
+/* Receive rounds. */
+
+static void
+netdev_wg_count_rx_drop(struct netdev_wireguard *wg, enum wg_device_rx rx)
+{
+    /* wg-device counts and logs each drop reason itself. */
+    if (wg_device_rx_is_drop(rx)) {
+        wg->stats.rx_errors++;
+    }
+}
+
+/* pkt_gro_grow_func: moves a run's head into a dp_packet with room for a
+ * whole super-packet. */
+static bool
+netdev_wg_gro_grow(void *aux, struct pkt_gro_pkt *g, size_t room)
+{
+    struct netdev_wireguard *wg = aux;
+    size_t i = g - wg->rx_inner;
+    struct dp_packet *pkt = wg->rx_owner[i];
+
+    if (pkt || room > NETDEV_WG_GRO_MAX) {
+        return false;
+    }
+    pkt = dp_packet_new_with_headroom(NETDEV_WG_GRO_MAX,
+                                      NETDEV_WG_RX_HEADROOM);
+    dp_packet_put(pkt, g->data, g->len);
+    wg->rx_owner[i] = pkt;
+    g->data = dp_packet_data(pkt);
+    g->room = g->len + dp_packet_tailroom(pkt);
+    return true;
+}
+
+/* Coalesces (when enabled) and hands the decrypted packets of this round
+ * to the bridge. */
+static void
+netdev_wg_rx_deliver(struct netdev_wireguard *wg, size_t n)
+{
+    bool gro = wg->tso && wg->cfg.tcp_gro && n > 1;
+
+    memset(wg->rx_owner, 0, n * sizeof *wg->rx_owner);
+    if (gro) {
+        COVERAGE_INC(wg_rx_gro_round);
+        COVERAGE_ADD(wg_rx_gro_input, n);
+        pkt_gro_batch(wg->rx_inner, n, netdev_wg_gro_grow, wg);
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct pkt_gro_pkt *g = &wg->rx_inner[i];
+        uint64_t meta = 0;
+
+        if (!gro) {
+            g->verdict = PKT_GRO_PASS;
+        }
+        if (g->verdict == PKT_GRO_MERGED) {
+            COVERAGE_INC(wg_rx_merged);
+            wg->offload.merged++;
+            continue;
+        }
+        if (g->verdict == PKT_GRO_COALESCED) {
+            COVERAGE_INC(wg_rx_coalesced);
+            wg->offload.coalesced++;
+            meta = NETDEV_WG_META_TSO | (g->ipv6 ? NETDEV_WG_META_IPV6 : 0);
+            if (wg->rx_owner[i]) {
+                dp_packet_set_size(wg->rx_owner[i], g->len);
+            }
+        }
+        netdev_wg_rx_to_bridge(wg, g->data, g->len, meta, wg->rx_owner[i]);
+    }
+}
+
+/* Decrypts every datagram of one read into wg->rx_inner[*n...]. */
+static void
+netdev_wg_rx_read(struct netdev_wireguard *wg, struct udp_batch_rx_buf *buf,
+                  size_t *n)
+{
+    struct udp_batch_seg seg;
+    const void *data;
+    size_t len;
+
+    udp_batch_seg_init(&seg, buf->data, buf->len, buf->gro_size);
+    while (udp_batch_seg_next(&seg, &data, &len)) {
+        struct wg_device_rx_result out;
+        enum wg_device_rx rx;
+
+        rx = wg_device_receive(wg->dev, &buf->src.sa,
+                               buf->src.sa.sa_family == AF_INET6
+                               ? sizeof buf->src.sin6 : sizeof buf->src.sin,
+                               CONST_CAST(uint8_t *, data), len, &out);
+        if (rx == WG_DEVICE_RX_DATA && *n < NETDEV_WG_RX_INNER_MAX) {
+            struct pkt_gro_pkt *g = &wg->rx_inner[(*n)++];
+            memset(g, 0, sizeof *g);
+            g->data = out.inner;
+            g->len = g->room = out.inner_len;
+        } else if (rx == WG_DEVICE_RX_DATA) {
+            COVERAGE_INC(wg_rx_round_full);
+            VLOG_WARN_RL(&rl, "%s: more than %d packets in one receive "
+                         "round: dropping one", netdev_get_name(&wg->up),
+                         NETDEV_WG_RX_INNER_MAX);
+            wg->stats.rx_dropped++;
+        } else {
+            netdev_wg_count_rx_drop(wg, rx);
+        }
+    }
+}
+
+/* Tells the device how many handshake messages this round holds, before it
+ * handles any of them, as the kernel looks at its handshake queue. */
+static void
+netdev_wg_rx_note_handshakes(struct netdev_wireguard *wg, size_t n_reads)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < n_reads; i++) {
+        struct udp_batch_rx_buf *buf = &wg->rx_bufs[i];
+        struct udp_batch_seg seg;
+        const void *data;
+        size_t len;
+
+        udp_batch_seg_init(&seg, buf->data, buf->len, buf->gro_size);
+        while (udp_batch_seg_next(&seg, &data, &len)) {
+            n += wg_device_is_handshake_msg(data, len);
+        }
+    }
+    wg_device_note_pending_handshakes(wg->dev, n);
+}
+
+/* One receive round on 'sock'. */
+static void
+netdev_wg_rx_sock(struct netdev_wireguard *wg, struct udp_batch_sock *sock)
+{
+    size_t n_reads, n_inner = 0;
+
+    if (!sock || udp_batch_recv(sock, wg->rx_bufs, NETDEV_WG_RX_READS,
+                                &n_reads)) {
+        return;
+    }
+    netdev_wg_rx_note_handshakes(wg, n_reads);
+    for (size_t i = 0; i < n_reads; i++) {
+        netdev_wg_rx_read(wg, &wg->rx_bufs[i], &n_inner);
+    }
+    netdev_wg_rx_deliver(wg, n_inner);
+}
+
+int
+netdev_wg_rx_recv(struct netdev_wireguard *wg, struct dp_packet_batch *batch)
+{
+    struct dp_packet *pkt;
+
+    if (!wg->to_bridge.n) {
+        wg_device_clock_freeze(wg->dev);
+        netdev_wg_rx_sock(wg, wg->sock4);
+        netdev_wg_rx_sock(wg, wg->sock6);
+        netdev_wg_sock_flush(wg);
+        wg_device_clock_thaw(wg->dev);
+    }
+    dp_packet_batch_init(batch);
+    while (dp_packet_batch_size(batch) < NETDEV_MAX_BURST
+           && (pkt = netdev_wg_ring_pop(&wg->to_bridge))) {
+        dp_packet_batch_add(batch, pkt);
+    }
+    return dp_packet_batch_is_empty(batch) ? EAGAIN : 0;
+}

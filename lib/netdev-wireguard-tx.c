@@ -1,0 +1,380 @@
+/*
+ * Copyright (c) 2026 The ovs-wireguard authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#include <config.h>
+
+#include "coverage.h"
+#include "dp-packet.h"
+#include "netdev-wireguard-private.h"
+#include "openvswitch/vlog.h"
+#include "pkt-gso.h"
+#include "timeval.h"
+#include "util.h"
+#include "wg-device.h"
+#include "wg-l2.h"
+
+/* Bridge to peer: the send path of a wireguard port, top to bottom.
+ *
+ * netdev_wg_tx_send() takes a batch from the bridge.  For each frame the
+ * layer-2 adapter answers ARP/ND itself or yields an inner IP packet
+ * (netdev_wg_tx_frame()); cryptokey routing picks its peer and the MTU
+ * policy lets it through, fragments it (IPv4 without DF) or answers ICMP
+ * "too big".  A packet for a peer without a session waits in the peer's
+ * queue while a handshake starts; netdev_wg_tx_session_ready() sends what
+ * waited.  netdev_wg_tx_inner() cuts a TSO super-packet by pkt-gso straight
+ * into message slots, or copies any other packet into one (completing its
+ * checksum if it asked for offload); each slot is encrypted in place and
+ * queued, and the batch leaves with UDP GSO at its end (netdev-wireguard-
+ * sock.c).  Every drop has a coverage counter and a rate-limited log line.
+ * Never calls the receive path. */
+
+VLOG_DEFINE_THIS_MODULE(netdev_wireguard_tx);
+
+COVERAGE_DEFINE(wg_tx_no_route);
+COVERAGE_DEFINE(wg_tx_too_big);
+COVERAGE_DEFINE(wg_tx_queue_full);
+COVERAGE_DEFINE(wg_tx_no_endpoint);
+COVERAGE_DEFINE(wg_tx_encrypt_error);
+COVERAGE_DEFINE(wg_tx_gso_error);
+COVERAGE_DEFINE(wg_tx_handshake_failed);
+COVERAGE_DEFINE(wg_tx_super_packet);
+COVERAGE_DEFINE(wg_tx_segment);
+COVERAGE_DEFINE(wg_tx_csum_fill);
+COVERAGE_DEFINE(wg_tx_frag_error);
+COVERAGE_DEFINE(wg_tx_fragmented);
+COVERAGE_DEFINE(wg_tx_not_ip);
+
+static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
+
+/* Counts a packet of the bridge that 'wg' does not send, and says why in
+ * the log (rate-limited); the caller counts the reason's coverage
+ * counter. */
+static void
+netdev_wg_tx_drop(struct netdev_wireguard *wg, const char *why)
+{
+    wg->stats.tx_dropped++;
+    VLOG_DBG_RL(&rl, "%s: packet from the bridge dropped: %s",
+                netdev_get_name(&wg->up), why);
+}
+
+/* The same for a packet that the port failed to handle. */
+static void
+netdev_wg_tx_error(struct netdev_wireguard *wg, const char *why)
+{
+    wg->stats.tx_errors++;
+    VLOG_WARN_RL(&rl, "%s: packet from the bridge dropped: %s",
+                 netdev_get_name(&wg->up), why);
+}
+
+/* Slots, encryption, segmentation. */
+
+/* Returns 'n' (at most NETDEV_WG_TX_SLOTS) free message slots, flushing
+ * the batch first if fewer are free. */
+static uint8_t *
+netdev_wg_slots_acquire(struct netdev_wireguard *wg, size_t n)
+{
+    if (tx_slots_room(&wg->tx.slots) < n) {
+        netdev_wg_sock_flush(wg);
+    }
+    return tx_slots_acquire(&wg->tx.slots, n);
+}
+
+/* Encrypts the inner packet already at slot + WG_DEVICE_HEADROOM and queues
+ * it for 'peer'.  Returns true if queued. */
+static bool
+netdev_wg_seal_slot(struct netdev_wireguard *wg, struct wg_peer *peer,
+                    uint8_t *slot, size_t inner_len)
+{
+    const struct sockaddr *dst;
+    socklen_t dst_len;
+    int n;
+
+    n = wg_device_encrypt(wg->dev, peer, slot, inner_len,
+                          wg->tx.slots.slot_size);
+    if (n < 0) {
+        if (n == WG_DEVICE_TX_NO_ENDPOINT) {
+            COVERAGE_INC(wg_tx_no_endpoint);
+        } else {
+            COVERAGE_INC(wg_tx_encrypt_error);
+        }
+        netdev_wg_tx_drop(wg, "the message could not be encrypted");
+        return false;
+    }
+    dst = wg_device_peer_endpoint(peer, &dst_len);
+    if (!dst || !netdev_wg_sock_for(wg, dst->sa_family)) {
+        COVERAGE_INC(wg_tx_no_endpoint);
+        netdev_wg_tx_drop(wg, "the peer has no endpoint");
+        return false;
+    }
+    udp_batch_tx_add(dst->sa_family == AF_INET6 ? wg->tx.q6 : wg->tx.q4,
+                     slot, n, dst);
+    wg->stats.tx_packets++;
+    wg->stats.tx_bytes += inner_len;
+    return true;
+}
+
+/* Encrypts and queues one inner packet of at most the MTU. */
+static void
+netdev_wg_send_one(struct netdev_wireguard *wg, struct wg_peer *peer,
+                   const void *inner, size_t len, bool fill_csum)
+{
+    uint8_t *slot = netdev_wg_slots_acquire(wg, 1);
+
+    if (fill_csum) {
+        pkt_gso_csum_copy(slot + WG_DEVICE_HEADROOM, inner, len);
+        COVERAGE_INC(wg_tx_csum_fill);
+        wg->offload.csum_filled++;
+    } else {
+        memcpy(slot + WG_DEVICE_HEADROOM, inner, len);
+    }
+    if (!netdev_wg_seal_slot(wg, peer, slot, len)) {
+        tx_slots_release_tail(&wg->tx.slots, slot, 1);
+    }
+}
+
+/* Cuts the TSO super-packet 'inner' into MTU-sized segments straight into
+ * message slots, then encrypts each one. */
+static void
+netdev_wg_send_super(struct netdev_wireguard *wg, struct wg_peer *peer,
+                     const void *inner, size_t len)
+{
+    struct pkt_gso_slot slots[NETDEV_WG_TX_SLOTS];
+    struct pkt_gso_params params;
+    struct pkt_gso_info info;
+    size_t n_slots, n_segs, size = wg->tx.slots.slot_size;
+    uint8_t *base;
+
+    if (pkt_gso_parse(inner, len, &info) || info.l4_proto != IPPROTO_TCP) {
+        COVERAGE_INC(wg_tx_gso_error);
+        netdev_wg_tx_error(wg, "a super-packet could not be parsed");
+        return;
+    }
+    params.mss = pkt_gso_mss_for_mtu(&info, wg->mtu);
+    params.headroom = WG_DEVICE_HEADROOM;
+    params.tailroom = WG_DEVICE_TAILROOM;
+    n_slots = pkt_gso_n_segs(&info, params.mss ? params.mss : 1);
+    if (!params.mss || n_slots > NETDEV_WG_TX_SLOTS) {
+        COVERAGE_INC(wg_tx_gso_error);
+        netdev_wg_tx_error(wg, "a super-packet needs too many segments");
+        return;
+    }
+    base = netdev_wg_slots_acquire(wg, n_slots);
+    for (size_t i = 0; i < n_slots; i++) {
+        slots[i].base = base + i * size;
+        slots[i].room = size;
+    }
+    if (pkt_gso_segment(inner, len, &params, slots, n_slots, &n_segs)) {
+        COVERAGE_INC(wg_tx_gso_error);
+        netdev_wg_tx_error(wg, "a super-packet could not be segmented");
+        tx_slots_release_tail(&wg->tx.slots, base, n_slots);
+        return;
+    }
+    tx_slots_release_tail(&wg->tx.slots, base + n_segs * size,
+                          n_slots - n_segs);
+    COVERAGE_INC(wg_tx_super_packet);
+    COVERAGE_ADD(wg_tx_segment, n_segs);
+    wg->offload.super_packets++;
+    wg->offload.segments += n_segs;
+    for (size_t i = 0; i < n_segs; i++) {
+        /* A slot whose segment fails stays unused until the flush. */
+        netdev_wg_seal_slot(wg, peer, slots[i].base, slots[i].len);
+    }
+}
+
+/* Sends the IPv4 packet 'inner' (DF clear, longer than the MTU) as
+ * fragments. */
+static void
+netdev_wg_send_fragments(struct netdev_wireguard *wg, struct wg_peer *peer,
+                         const void *inner, size_t len)
+{
+    size_t room = (wg->tx.slots.slot_size
+                   - WG_DEVICE_HEADROOM - WG_DEVICE_TAILROOM);
+    struct wg_l2_frag frag;
+    size_t n;
+
+    if (!wg_l2_frag_start(&frag, inner, len, wg->mtu)) {
+        COVERAGE_INC(wg_tx_frag_error);
+        netdev_wg_tx_drop(wg, "a packet could not be fragmented");
+        return;
+    }
+    COVERAGE_INC(wg_tx_fragmented);
+    for (;;) {
+        uint8_t *slot = netdev_wg_slots_acquire(wg, 1);
+
+        n = wg_l2_frag_next(&frag, slot + WG_DEVICE_HEADROOM, room);
+        if (!n || !netdev_wg_seal_slot(wg, peer, slot, n)) {
+            tx_slots_release_tail(&wg->tx.slots, slot, 1);
+            if (!n) {
+                break;
+            }
+        }
+    }
+}
+
+/* Sends inner packet 'pkt' (its data starts at the IP header) to 'peer',
+ * or queues it until the peer has a session.  Takes ownership of 'pkt'. */
+static void
+netdev_wg_tx_inner(struct netdev_wireguard *wg, struct wg_peer *peer,
+                        struct dp_packet *pkt)
+{
+    const void *inner = dp_packet_data(pkt);
+    size_t len = dp_packet_size(pkt);
+
+    if (!wg_device_peer_has_session(wg->dev, peer)) {
+        struct netdev_wg_peer *np = netdev_wg_peer_of(peer);
+        if (!netdev_wg_ring_push(&np->queue, pkt)) {
+            COVERAGE_INC(wg_tx_queue_full);
+            netdev_wg_tx_drop(wg, "the queue of a peer without a session "
+                              "is full");
+            dp_packet_delete(pkt);
+        }
+        wg_device_peer_initiate(wg->dev, peer);
+        return;
+    }
+    if (dp_packet_hwol_is_tso(pkt) && len > wg->mtu) {
+        netdev_wg_send_super(wg, peer, inner, len);
+    } else if (len > wg->mtu) {
+        netdev_wg_send_fragments(wg, peer, inner, len);
+    } else {
+        netdev_wg_send_one(wg, peer, inner, len,
+                           dp_packet_hwol_tx_l4_checksum(pkt));
+    }
+    dp_packet_delete(pkt);
+}
+
+/* Frames from the bridge. */
+
+static bool
+netdev_wg_routable(void *aux, int family, const void *addr)
+{
+    struct netdev_wireguard *wg = aux;
+    return wg_device_route(wg->dev, family, addr) != NULL;
+}
+
+/* Handles an IP packet too big for the inner MTU that is not a TSO
+ * super-packet.  Returns true if it may still be sent (IPv4 without DF:
+ * fragmented at send time). */
+static bool
+netdev_wg_check_mtu(struct netdev_wireguard *wg, const struct dp_packet *pkt,
+                    const struct wg_l2_egress *eg)
+{
+    const uint8_t *ip = (const uint8_t *) dp_packet_data(pkt) + eg->l3_ofs;
+    uint8_t icmp[WG_L2_ICMP_FRAME_MAX];
+    size_t n;
+
+    switch (wg_l2_mtu_check(ip, eg->l3_len, wg->mtu)) {
+    case WG_L2_MTU_FITS:
+    case WG_L2_MTU_FRAGMENT:
+        return true;
+    case WG_L2_MTU_TOO_BIG:
+    default:
+        COVERAGE_INC(wg_tx_too_big);
+        netdev_wg_tx_drop(wg, "a packet is larger than the MTU");
+        n = wg_l2_icmp_too_big(wg->l2, dp_packet_data(pkt),
+                               dp_packet_size(pkt), wg->mtu, icmp,
+                               sizeof icmp);
+        if (n) {
+            netdev_wg_bridge_frame(wg, icmp, n, 0);
+        }
+        return false;
+    }
+}
+
+/* Takes one frame from the bridge: answers ARP/ND, drops what WireGuard
+ * cannot carry, sends IP packets to their peer.  Takes ownership. */
+static void
+netdev_wg_tx_frame(struct netdev_wireguard *wg, struct dp_packet *pkt)
+{
+    uint8_t reply[WG_L2_ND_FRAME_MAX];
+    struct wg_l2_egress eg;
+    enum wg_l2_eg_action action;
+    struct wg_peer *peer;
+
+    action = wg_l2_from_bridge(wg->l2, dp_packet_data(pkt),
+                               dp_packet_size(pkt), time_msec(),
+                               netdev_wg_routable, wg, reply, sizeof reply,
+                               &eg);
+    if (eg.resolved) {
+        netdev_wg_bridge_flush_resolved(wg);
+    }
+    if (action == WG_L2_EG_REPLY) {
+        netdev_wg_bridge_frame(wg, reply, eg.reply_len, 0);
+    } else if (action == WG_L2_EG_TO_PEER) {
+        peer = wg_device_route(wg->dev, eg.family, eg.dst);
+        if (!peer) {
+            COVERAGE_INC(wg_tx_no_route);
+            netdev_wg_tx_drop(wg, "no peer allows the destination");
+        } else if ((dp_packet_hwol_is_tso(pkt) && wg->tso)
+                   || netdev_wg_check_mtu(wg, pkt, &eg)) {
+            dp_packet_pull(pkt, eg.l3_ofs);
+            dp_packet_set_size(pkt, eg.l3_len);
+            netdev_wg_tx_inner(wg, peer, pkt);
+            return;
+        }
+    } else {
+        COVERAGE_INC(wg_tx_not_ip);
+        netdev_wg_tx_drop(wg, "not an IP packet WireGuard can carry");
+    }
+    dp_packet_delete(pkt);
+}
+
+/* The batch from the bridge and the engine's hooks. */
+
+void
+netdev_wg_tx_send(struct netdev_wireguard *wg, struct dp_packet_batch *batch)
+{
+    struct dp_packet *pkt;
+
+    wg_device_clock_freeze(wg->dev);
+    DP_PACKET_BATCH_FOR_EACH (i, pkt, batch) {
+        netdev_wg_tx_frame(wg, pkt);
+    }
+    dp_packet_batch_init(batch);
+    netdev_wg_sock_flush(wg);
+    wg_device_clock_thaw(wg->dev);
+}
+
+void
+netdev_wg_tx_session_ready(void *aux, struct wg_peer *peer)
+{
+    struct netdev_wireguard *wg = aux;
+    struct netdev_wg_peer *np = netdev_wg_peer_of(peer);
+    struct dp_packet *pkt;
+    size_t n = np->queue.n;
+
+    /* Packets that cannot go now return to the queue, so stop after one
+     * pass. */
+    while (n-- && (pkt = netdev_wg_ring_pop(&np->queue))) {
+        netdev_wg_tx_inner(wg, peer, pkt);
+    }
+}
+
+void
+netdev_wg_tx_handshake_failed(void *aux, struct wg_peer *peer)
+{
+    struct netdev_wireguard *wg = aux;
+    struct netdev_wg_peer *np = wg_device_peer_get_user_data(peer);
+    struct dp_packet *pkt;
+
+    if (!np) {
+        return;
+    }
+    while ((pkt = netdev_wg_ring_pop(&np->queue))) {
+        COVERAGE_INC(wg_tx_handshake_failed);
+        netdev_wg_tx_drop(wg, "the handshake failed");
+        dp_packet_delete(pkt);
+    }
+}
