@@ -20,6 +20,7 @@
 #include "dp-packet.h"
 #include "netdev-wireguard-private.h"
 #include "openvswitch/vlog.h"
+#include "pkt-csum.h"
 #include "pkt-gso.h"
 #include "timeval.h"
 #include "util.h"
@@ -134,7 +135,7 @@ netdev_wg_send_one(struct netdev_wireguard *wg, struct wg_peer *peer,
     uint8_t *slot = netdev_wg_slots_acquire(wg, 1);
 
     if (fill_csum) {
-        pkt_gso_csum_copy(slot + WG_DEVICE_HEADROOM, inner, len);
+        pkt_csum_l4_copy(slot + WG_DEVICE_HEADROOM, inner, len);
         COVERAGE_INC(wg_tx_csum_fill);
         wg->offload.csum_filled++;
     } else {
@@ -153,11 +154,11 @@ netdev_wg_send_super(struct netdev_wireguard *wg, struct wg_peer *peer,
 {
     struct pkt_gso_slot slots[NETDEV_WG_TX_SLOTS];
     struct pkt_gso_params params;
-    struct pkt_gso_info info;
+    struct pkt_ip_info info;
     size_t n_slots, n_segs, size = wg->tx.slots.slot_size;
     uint8_t *base;
 
-    if (pkt_gso_parse(inner, len, &info) || info.l4_proto != IPPROTO_TCP) {
+    if (pkt_ip_parse(inner, len, &info) || info.l4_proto != IPPROTO_TCP) {
         COVERAGE_INC(wg_tx_gso_error);
         netdev_wg_tx_error(wg, "a super-packet could not be parsed");
         return;

@@ -17,7 +17,14 @@
 #include <config.h>
 #include "pkt-csum.h"
 
+#include <errno.h>
 #include <string.h>
+
+#include "crc32c.h"
+#include "csum.h"
+#include "pkt-ip.h"
+#include "pkt-util.h"
+#include "unaligned.h"
 
 /* How it works.
  *
@@ -169,4 +176,107 @@ pkt_csum_block_add(uint32_t sum, uint32_t block, size_t offset)
         block = ((block & 0xff) << 8) | (block >> 8);
     }
     return pkt_csum_fold(sum + block);
+}
+
+/* Checksum completion of whole packets. */
+
+/* Returns the offset of the checksum field within the L4 header of
+ * protocol 'proto', or -1 if there is none we fill. */
+static int
+pkt_csum_l4_ofs(uint8_t proto)
+{
+    switch (proto) {
+    case IPPROTO_TCP:
+        return PKT_TCP_OFS(tcp_csum);
+    case IPPROTO_UDP:
+        return offsetof(struct udp_header, udp_csum);
+    case IPPROTO_SCTP:
+        return offsetof(struct sctp_header, sctp_csum);
+    default:
+        return -1;
+    }
+}
+
+/* Returns the partial sum of the pseudo header of the packet at 'pkt'
+ * described by 'info', upper-layer length included. */
+static uint32_t
+pkt_csum_l4_pseudo(const uint8_t *pkt, const struct pkt_ip_info *info)
+{
+    return pkt_ip_pseudo_add_len(pkt_ip_pseudo_base(pkt, info->ipv6,
+                                                    info->l4_proto),
+                                 info->pkt_len - info->l3_len);
+}
+
+/* Stores the finished checksum of 'sum' into the L4 header at 'l4'. */
+static void
+pkt_csum_l4_finish(uint8_t *l4, const struct pkt_ip_info *info, uint32_t sum)
+{
+    ovs_be16 csum = csum_finish(sum);
+
+    if (info->l4_proto == IPPROTO_UDP && !csum) {
+        csum = htons(0xffff);
+    }
+    pkt_put_be16(l4 + pkt_csum_l4_ofs(info->l4_proto), csum);
+}
+
+/* Fills the CRC32c of the SCTP packet at 'l4', 'l4_total' bytes long. */
+static void
+pkt_csum_sctp_fill(uint8_t *l4, size_t l4_total)
+{
+    size_t ofs = offsetof(struct sctp_header, sctp_csum);
+    ovs_be32 crc;
+
+    memset(l4 + ofs, 0, 4);
+    crc = crc32c(l4, l4_total);
+    memcpy(l4 + ofs, &crc, sizeof crc);
+}
+
+int
+pkt_csum_l4_fill(void *pkt_, size_t len)
+{
+    struct pkt_ip_info info;
+    uint8_t *pkt = pkt_;
+    size_t l4_total;
+    uint8_t *l4;
+    uint32_t sum;
+
+    if (pkt_ip_parse(pkt, len, &info) || pkt_csum_l4_ofs(info.l4_proto) < 0) {
+        return EINVAL;
+    }
+    l4 = pkt + info.l3_len;
+    l4_total = info.pkt_len - info.l3_len;
+    if (info.l4_proto == IPPROTO_SCTP) {
+        pkt_csum_sctp_fill(l4, l4_total);
+        return 0;
+    }
+    pkt_put16(l4 + pkt_csum_l4_ofs(info.l4_proto), 0);
+    sum = pkt_csum_partial(l4, l4_total, pkt_csum_l4_pseudo(pkt, &info));
+    pkt_csum_l4_finish(l4, &info, sum);
+    return 0;
+}
+
+int
+pkt_csum_l4_copy(void *dst_, const void *pkt_, size_t len)
+{
+    const uint8_t *pkt = pkt_;
+    struct pkt_ip_info info;
+    uint8_t *dst = dst_;
+    size_t hdr_len;
+    uint32_t sum;
+
+    if (pkt_ip_parse(pkt, len, &info)
+        || (info.l4_proto != IPPROTO_TCP && info.l4_proto != IPPROTO_UDP)) {
+        memcpy(dst, pkt, len);
+        return pkt_csum_l4_fill(dst, len);
+    }
+
+    hdr_len = info.l3_len + info.l4_len;
+    memcpy(dst, pkt, hdr_len);
+    pkt_put16(dst + info.l3_len + pkt_csum_l4_ofs(info.l4_proto), 0);
+    sum = pkt_csum_partial(dst + info.l3_len, info.l4_len,
+                           pkt_csum_l4_pseudo(pkt, &info));
+    sum = pkt_csum_copy(dst + hdr_len, pkt + hdr_len, info.payload_len, sum);
+    memcpy(dst + info.pkt_len, pkt + info.pkt_len, len - info.pkt_len);
+    pkt_csum_l4_finish(dst + info.l3_len, &info, sum);
+    return 0;
 }

@@ -41,7 +41,12 @@
  *
  * Like csum_continue(), passing a partial sum as 'initial' continues the sum
  * as if the new bytes started at an even offset.  To join sums of pieces
- * that start at odd offsets, use pkt_csum_block_add(). */
+ * that start at odd offsets, use pkt_csum_block_add().
+ *
+ * pkt_csum_l4_fill() and pkt_csum_l4_copy() complete the TCP, UDP or SCTP
+ * checksum of a whole bare IP packet (one that asked for checksum offload
+ * only), parsed by pkt_ip_parse() (see pkt-ip.h for what it accepts); the
+ * checksum field's old content is ignored. */
 
 #include <stddef.h>
 #include <stdint.h>
@@ -77,5 +82,18 @@ pkt_csum_fold(uint32_t partial)
     partial = (partial & 0xffff) + (partial >> 16);
     return (OVS_FORCE ovs_be16) partial;
 }
+
+/* Computes and stores, in place, the TCP, UDP or SCTP checksum of the
+ * packet of 'len' bytes at 'pkt'.  A UDP checksum that computes to 0 is sent
+ * as 0xffff.  Returns 0, or EINVAL if the packet does not parse or carries
+ * another protocol (the packet is then unchanged). */
+int pkt_csum_l4_fill(void *pkt, size_t len);
+
+/* Like pkt_csum_l4_fill(), but copies the packet's 'len' bytes to 'dst'
+ * (which must have room for 'len' bytes and must not overlap 'pkt') and
+ * fills the checksum in the copy, summing TCP and UDP payloads during the
+ * copy.  'pkt' is not modified.  Returns 0 or EINVAL (then 'dst' holds an
+ * unmodified copy of 'pkt'). */
+int pkt_csum_l4_copy(void *dst, const void *pkt, size_t len);
 
 #endif /* pkt-csum.h */

@@ -23,8 +23,8 @@
 #include "csum.h"
 #include "packets.h"
 #include "pkt-csum.h"
+#include "pkt-ip.h"
 #include "pkt-util.h"
-#include "pkt-gso.h"
 #include "unaligned.h"
 #include "util.h"
 
@@ -33,22 +33,6 @@
 #define PKT_GRO_MAX_FLOWS 64
 #define PKT_GRO_MAX_IP4_LEN 65535
 #define PKT_GRO_MAX_IP6_LEN (IPV6_HEADER_LEN + 65535)
-
-/* Byte offsets within the headers (packets may sit at any alignment). */
-#define IP4_TOS_OFS offsetof(struct ip_header, ip_tos)
-#define IP4_LEN_OFS offsetof(struct ip_header, ip_tot_len)
-#define IP4_FRAG_OFS offsetof(struct ip_header, ip_frag_off)
-#define IP4_TTL_OFS offsetof(struct ip_header, ip_ttl)
-#define IP4_CSUM_OFS offsetof(struct ip_header, ip_csum)
-#define IP4_ADDRS_OFS offsetof(struct ip_header, ip_src)
-#define IP6_PLEN_OFS 4
-#define IP6_HLIM_OFS 7
-#define IP6_ADDRS_OFS 8
-#define TCP_SEQ_OFS offsetof(struct tcp_header, tcp_seq)
-#define TCP_ACK_OFS offsetof(struct tcp_header, tcp_ack)
-#define TCP_CTL_OFS offsetof(struct tcp_header, tcp_ctl)
-#define TCP_WIN_OFS offsetof(struct tcp_header, tcp_winsz)
-#define TCP_CSUM_OFS offsetof(struct tcp_header, tcp_csum)
 
 /* Flow identity: addresses and ports. */
 struct pkt_gro_key {
@@ -69,7 +53,7 @@ struct pkt_gro_flow {
 
 /* A parsed TCP packet. */
 struct pkt_gro_seg {
-    struct pkt_gso_info info;
+    struct pkt_ip_info info;
     struct pkt_gro_key key;
     const uint8_t *tcp;
     uint16_t flags;
@@ -92,11 +76,8 @@ pkt_gro_make_key(const uint8_t *p, const struct pkt_gro_seg *seg,
 {
     memset(key, 0, sizeof *key);
     key->ipv6 = seg->info.ipv6;
-    if (key->ipv6) {
-        memcpy(key->addrs, p + IP6_ADDRS_OFS, 32);
-    } else {
-        memcpy(key->addrs, p + IP4_ADDRS_OFS, 8);
-    }
+    memcpy(key->addrs, p + pkt_ip_addrs_ofs(key->ipv6),
+           2 * pkt_ip_addr_len(key->ipv6));
     memcpy(key->ports, seg->tcp, 4);
 }
 
@@ -107,13 +88,13 @@ pkt_gro_parse(const struct pkt_gro_pkt *pkt, struct pkt_gro_seg *seg)
 {
     size_t plain_l3;
 
-    if (pkt_gso_parse(pkt->data, pkt->len, &seg->info)
+    if (pkt_ip_parse(pkt->data, pkt->len, &seg->info)
         || seg->info.l4_proto != IPPROTO_TCP) {
         return false;
     }
     seg->tcp = pkt->data + seg->info.l3_len;
-    seg->flags = pkt_get16(seg->tcp + TCP_CTL_OFS) & 0x0fff;
-    seg->seq = pkt_get32(seg->tcp + TCP_SEQ_OFS);
+    seg->flags = pkt_ip_tcp_flags(seg->tcp);
+    seg->seq = pkt_get32(seg->tcp + PKT_TCP_OFS(tcp_seq));
     pkt_gro_make_key(pkt->data, seg, &seg->key);
 
     plain_l3 = seg->info.ipv6 ? IPV6_HEADER_LEN : IP_HEADER_LEN;
@@ -165,6 +146,14 @@ pkt_gro_flow_lookup(struct pkt_gro_ctx *ctx, const struct pkt_gro_seg *seg)
     return flow;
 }
 
+/* Returns true if the 'n' bytes at offset 'ofs' of 'a' and 'b' are
+ * equal. */
+static bool
+pkt_gro_same(const uint8_t *a, const uint8_t *b, size_t ofs, size_t n)
+{
+    return !memcmp(a + ofs, b + ofs, n);
+}
+
 /* Returns true if the IP and TCP header fields that must match within a run
  * are equal in 'head' and in 'seg' (of packet 'p'). */
 static bool
@@ -175,19 +164,20 @@ pkt_gro_same_headers(const struct pkt_gro_pkt *head, const uint8_t *p,
     const uint8_t *htcp = h + head->l3_len;
 
     if (seg->info.ipv6) {
-        if (memcmp(h, p, 4) || h[IP6_HLIM_OFS] != p[IP6_HLIM_OFS]) {
+        if (!pkt_gro_same(h, p, 0, 4)       /* Version, class, flow label. */
+            || !pkt_gro_same(h, p, PKT_IP6_OFS(ip6_hlim), 1)) {
             return false;
         }
-    } else if (h[IP4_TOS_OFS] != p[IP4_TOS_OFS]
-               || h[IP4_TTL_OFS] != p[IP4_TTL_OFS]
-               || memcmp(h + IP4_FRAG_OFS, p + IP4_FRAG_OFS, 2)) {
+    } else if (!pkt_gro_same(h, p, PKT_IP4_OFS(ip_tos), 1)
+               || !pkt_gro_same(h, p, PKT_IP4_OFS(ip_ttl), 1)
+               || !pkt_gro_same(h, p, PKT_IP4_OFS(ip_frag_off), 2)) {
         return false;
     }
     return (seg->info.l4_len == head->l4_len
-            && !memcmp(htcp + TCP_ACK_OFS, seg->tcp + TCP_ACK_OFS, 4)
-            && !memcmp(htcp + TCP_WIN_OFS, seg->tcp + TCP_WIN_OFS, 2)
-            && !memcmp(htcp + TCP_HEADER_LEN, seg->tcp + TCP_HEADER_LEN,
-                       head->l4_len - TCP_HEADER_LEN));
+            && pkt_gro_same(htcp, seg->tcp, PKT_TCP_OFS(tcp_ack), 4)
+            && pkt_gro_same(htcp, seg->tcp, PKT_TCP_OFS(tcp_winsz), 2)
+            && pkt_gro_same(htcp, seg->tcp, TCP_HEADER_LEN,
+                            head->l4_len - TCP_HEADER_LEN));
 }
 
 /* Makes sure 'head' has 'room' bytes of room. */
@@ -228,7 +218,7 @@ pkt_gro_try_merge(struct pkt_gro_ctx *ctx, struct pkt_gro_flow *flow,
     pkt->head = flow->head;
 
     if (seg->flags & TCP_PSH) {
-        uint8_t *ctl = head->data + head->l3_len + TCP_CTL_OFS;
+        uint8_t *ctl = head->data + head->l3_len + PKT_TCP_OFS(tcp_ctl);
 
         pkt_put16(ctl, pkt_get16(ctl) | TCP_PSH);
         flow->head = PKT_GRO_NO_RUN;
@@ -290,19 +280,15 @@ pkt_gro_finish(struct pkt_gro_pkt *pkt)
     uint32_t sum;
 
     if (pkt->ipv6) {
-        pkt_put16(p + IP6_PLEN_OFS, pkt->len - IPV6_HEADER_LEN);
-        sum = pkt_csum_partial(p + IP6_ADDRS_OFS, 32, 0);
+        pkt_put16(p + PKT_IP6_OFS(ip6_plen), pkt->len - IPV6_HEADER_LEN);
     } else {
-        pkt_put16(p + IP4_LEN_OFS, pkt->len);
-        pkt_put16(p + IP4_CSUM_OFS, 0);
-        put_unaligned_be16((ovs_be16 *) (p + IP4_CSUM_OFS),
-                           pkt_csum(p, pkt->l3_len));
-        sum = pkt_csum_partial(p + IP4_ADDRS_OFS, 8, 0);
+        pkt_put16(p + PKT_IP4_OFS(ip_tot_len), pkt->len);
+        pkt_put16(p + PKT_IP4_OFS(ip_csum), 0);
+        pkt_put_be16(p + PKT_IP4_OFS(ip_csum), pkt_csum(p, pkt->l3_len));
     }
-    sum = csum_add16(sum, htons(IPPROTO_TCP));
-    sum = csum_add32(sum, htonl(tcp_len));
-    put_unaligned_be16((ovs_be16 *) (p + pkt->l3_len + TCP_CSUM_OFS),
-                       pkt_csum_fold(sum));
+    sum = pkt_ip_pseudo_add_len(pkt_ip_pseudo_base(p, pkt->ipv6,
+                                                   IPPROTO_TCP), tcp_len);
+    pkt_put_be16(p + pkt->l3_len + PKT_TCP_OFS(tcp_csum), pkt_csum_fold(sum));
     pkt->verdict = PKT_GRO_COALESCED;
 }
 

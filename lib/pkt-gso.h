@@ -17,14 +17,13 @@
 #ifndef PKT_GSO_H
 #define PKT_GSO_H 1
 
-/* Software TCP segmentation and checksum completion over plain buffers.
+/* Software TCP segmentation over plain buffers.
  *
- * All packets here are bare IP packets (no Ethernet header): IPv4, or IPv6
- * whose upper-layer header follows the fixed header or Hop-by-Hop /
- * Destination Options extension headers.  Routing headers, fragments and
- * IPv4 fragments are refused.  Packets may start at any alignment.  The IP
- * header's length field is authoritative: bytes past it (e.g. Ethernet
- * padding) are ignored; a length field larger than the buffer is an error.
+ * All packets here are bare IP packets (no Ethernet header), at any
+ * alignment, that pkt_ip_parse() accepts (see pkt-ip.h: no fragments, no
+ * IPv6 Routing header, the IP length field authoritative).  Checksum
+ * completion of packets that only ask for it is pkt_csum_l4_fill() /
+ * pkt_csum_l4_copy() in pkt-csum.h.
  *
  * pkt_gso_segment() cuts a TCP super-packet into segments written straight
  * into caller-provided slots, each segment placed 'headroom' bytes into its
@@ -47,34 +46,17 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-/* Layout of a parsed packet. */
-struct pkt_gso_info {
-    bool ipv6;                  /* IPv6 (else IPv4). */
-    uint8_t l4_proto;           /* IPPROTO_TCP, IPPROTO_UDP, IPPROTO_SCTP,
-                                 * or another value for other protocols. */
-    uint32_t l3_len;            /* IP header bytes, options and extension
-                                 * headers included. */
-    uint16_t l4_len;            /* L4 header bytes (TCP: data offset * 4,
-                                 * UDP: 8, SCTP: 12, others: 0). */
-    uint32_t pkt_len;           /* Packet bytes per its IP length field. */
-    uint32_t payload_len;       /* pkt_len - l3_len - l4_len. */
-};
-
-/* Parses the bare IP packet of 'len' bytes at 'pkt' into 'info'.  Returns 0
- * on success; EINVAL if it is not a well-formed IPv4 or IPv6 packet, is a
- * fragment, has an unsupported extension header, or its TCP, UDP or SCTP
- * header is truncated.  Other protocols parse with l4_len == 0. */
-int pkt_gso_parse(const void *pkt, size_t len, struct pkt_gso_info *info);
+#include "pkt-ip.h"
 
 /* Returns the number of segments pkt_gso_segment() produces for a TCP
- * packet described by 'info' with the given 'mss' (at least 1). */
-size_t pkt_gso_n_segs(const struct pkt_gso_info *info, size_t mss);
+ * packet described by 'info' (from pkt_ip_parse()) with the given 'mss'
+ * (at least 1). */
+size_t pkt_gso_n_segs(const struct pkt_ip_info *info, size_t mss);
 
 /* Returns the largest MSS that keeps every segment of the packet described
  * by 'info' within 'mtu' bytes (an IP packet size), or 0 if even the
  * headers do not fit. */
-size_t pkt_gso_mss_for_mtu(const struct pkt_gso_info *info, size_t mtu);
+size_t pkt_gso_mss_for_mtu(const struct pkt_ip_info *info, size_t mtu);
 
 /* One output slot for a segment. */
 struct pkt_gso_slot {
@@ -102,19 +84,5 @@ int pkt_gso_segment(const void *pkt, size_t len,
                     const struct pkt_gso_params *params,
                     struct pkt_gso_slot *slots, size_t n_slots,
                     size_t *n_segs);
-
-/* Computes and stores, in place, the TCP, UDP or SCTP checksum of the
- * packet of 'len' bytes at 'pkt' (a packet that asked for checksum offload
- * only); the field's old content is ignored.  A UDP checksum that computes
- * to 0 is sent as 0xffff.  Returns 0, or EINVAL if the packet does not parse
- * or carries another protocol (the packet is then unchanged). */
-int pkt_gso_csum_fill(void *pkt, size_t len);
-
-/* Like pkt_gso_csum_fill(), but copies the packet's 'len' bytes to 'dst'
- * (which must have room for 'len' bytes and must not overlap 'pkt') and
- * fills the checksum in the copy, summing TCP and UDP payloads during the
- * copy.  'pkt' is not modified.  Returns 0 or EINVAL (then 'dst' holds an
- * unmodified copy of 'pkt'). */
-int pkt_gso_csum_copy(void *dst, const void *pkt, size_t len);
 
 #endif /* pkt-gso.h */

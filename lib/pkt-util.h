@@ -38,6 +38,13 @@ pkt_put16(uint8_t *p, uint16_t x)
     put_unaligned_be16((ovs_be16 *) p, htons(x));
 }
 
+/* Writes 'x', already in network byte order, at 'p'. */
+static inline void
+pkt_put_be16(uint8_t *p, ovs_be16 x)
+{
+    put_unaligned_be16((ovs_be16 *) p, x);
+}
+
 /* Reads the 32-bit big-endian field at 'p'. */
 static inline uint32_t
 pkt_get32(const uint8_t *p)

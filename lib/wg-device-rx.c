@@ -23,6 +23,7 @@
 #include <string.h>
 #include "coverage.h"
 #include "openvswitch/vlog.h"
+#include "pkt-ip.h"
 #include "util.h"
 #include "wg-allowedips.h"
 #include "wg-device-private.h"
@@ -348,42 +349,21 @@ rx_cookie_reply(struct wg_device *dev, const uint8_t *buf, long long int now,
 
 /* Transport data. */
 
-#define IPV4_HEADER_LEN 20
-#define IPV6_HEADER_LEN 40
-
-static uint16_t
-get_be16(const uint8_t *p)
-{
-    return (p[0] << 8) | p[1];
-}
-
 /* Returns the length of the inner IP packet 'p' according to its own
- * header (so that the padding is stripped), or 0 if the header is invalid
- * or claims more than the 'len' bytes there are.  Stores its family and a
- * pointer to its source address. */
+ * header (so that the padding is stripped), or 0 if pkt_ip_parse_l3()
+ * refuses it.  Stores its family and a pointer to its source address. */
 static size_t
 inner_packet_len(const uint8_t *p, size_t len, int *family,
                  const uint8_t **src)
 {
-    size_t ip_len;
+    struct pkt_ip_info info;
 
-    if (len >= IPV4_HEADER_LEN && p[0] >> 4 == 4) {
-        size_t ihl = (p[0] & 0x0f) * 4;
-
-        ip_len = get_be16(p + 2);
-        if (ihl < IPV4_HEADER_LEN || ip_len < ihl) {
-            return 0;
-        }
-        *family = AF_INET;
-        *src = p + 12;
-    } else if (len >= IPV6_HEADER_LEN && p[0] >> 4 == 6) {
-        ip_len = IPV6_HEADER_LEN + get_be16(p + 4);
-        *family = AF_INET6;
-        *src = p + 8;
-    } else {
+    if (pkt_ip_parse_l3(p, len, &info)) {
         return 0;
     }
-    return ip_len <= len ? ip_len : 0;
+    *family = info.ipv6 ? AF_INET6 : AF_INET;
+    *src = p + pkt_ip_addrs_ofs(info.ipv6);
+    return info.pkt_len;
 }
 
 /* Key confirmation, roaming, receive-side rekey and timers, for a data

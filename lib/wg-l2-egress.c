@@ -19,80 +19,15 @@
 
 #include <string.h>
 
-#include "csum.h"
+#include "pkt-ip.h"
 #include "util.h"
 #include "wg-l2-private.h"
 
 #define ETH_TYPE_LLDP 0x88cc
 
 /* Bridge to peer: classification, neighbor learning, proxy ARP and ND.
- * Also the frame builders that the peer-to-bridge side uses for its
- * solicitations. */
-
-/* Frame builders. */
-
-void
-wg_l2_put_eth(uint8_t *out, struct eth_addr dst, struct eth_addr src,
-              uint16_t type)
-{
-    struct eth_header *eth = (struct eth_header *) out;
-
-    eth->eth_dst = dst;
-    eth->eth_src = src;
-    eth->eth_type = htons(type);
-}
-
-size_t
-wg_l2_build_arp(const struct wg_l2 *l2, uint8_t *out,
-                struct eth_addr eth_dst, uint16_t op, ovs_be32 spa,
-                struct eth_addr tha, ovs_be32 tpa)
-{
-    struct arp_eth_header *arp = (void *) (out + ETH_HEADER_LEN);
-
-    wg_l2_put_eth(out, eth_dst, l2->mac, ETH_TYPE_ARP);
-    arp->ar_hrd = htons(ARP_HRD_ETHERNET);
-    arp->ar_pro = htons(ARP_PRO_IP);
-    arp->ar_hln = ETH_ADDR_LEN;
-    arp->ar_pln = 4;
-    arp->ar_op = htons(op);
-    arp->ar_sha = l2->mac;
-    put_16aligned_be32(&arp->ar_spa, spa);
-    arp->ar_tha = tha;
-    put_16aligned_be32(&arp->ar_tpa, tpa);
-    return WG_L2_ARP_FRAME_LEN;
-}
-
-size_t
-wg_l2_build_nd(const struct wg_l2 *l2, uint8_t *out, struct eth_addr eth_dst,
-               const struct in6_addr *src, const struct in6_addr *dst,
-               uint8_t type, uint32_t rso_flags,
-               const struct in6_addr *target)
-{
-    struct ovs_16aligned_ip6_hdr *ip6 = (void *) (out + ETH_HEADER_LEN);
-    struct ovs_nd_msg *nd = (void *) (ip6 + 1);
-    uint32_t partial;
-
-    wg_l2_put_eth(out, eth_dst, l2->mac, ETH_TYPE_IPV6);
-    put_16aligned_be32(&ip6->ip6_flow, htonl(6 << 28));
-    ip6->ip6_plen = htons(ND_MSG_LEN + ND_LLA_OPT_LEN);
-    ip6->ip6_nxt = IPPROTO_ICMPV6;
-    ip6->ip6_hlim = 255;
-    memcpy(&ip6->ip6_src, src, sizeof *src);
-    memcpy(&ip6->ip6_dst, dst, sizeof *dst);
-    nd->icmph.icmp6_type = type;
-    nd->icmph.icmp6_code = 0;
-    nd->icmph.icmp6_cksum = htons(0);
-    put_16aligned_be32(&nd->rso_flags, htonl(rso_flags));
-    memcpy(&nd->target, target, sizeof *target);
-    nd->options[0].type = (type == ND_NEIGHBOR_SOLICIT
-                           ? ND_OPT_SOURCE_LINKADDR : ND_OPT_TARGET_LINKADDR);
-    nd->options[0].len = 1;
-    nd->options[0].mac = l2->mac;
-    partial = packet_csum_pseudoheader6(ip6);
-    partial = csum_continue(partial, nd, ND_MSG_LEN + ND_LLA_OPT_LEN);
-    nd->icmph.icmp6_cksum = csum_finish(partial);
-    return WG_L2_ND_FRAME_LEN;
-}
+ * Calls only into wg-l2.c (neighbor table, own addresses, frame builders)
+ * and pkt-ip, never the other way. */
 
 /* Bridge to peer. */
 
@@ -322,21 +257,20 @@ static enum wg_l2_eg_action
 eg_ipv6(struct eg_ctx *c)
 {
     const struct ovs_16aligned_ip6_hdr *ip6 = (const void *) (c->eth + 1);
-    size_t avail = c->len - ETH_HEADER_LEN;
+    struct pkt_ip_info info;
     struct in6_addr src, dst;
     size_t plen;
 
-    if (avail < IPV6_HEADER_LEN || ip6->ip6_vfc >> 4 != 6) {
+    if (pkt_ip_parse_l3(ip6, c->len - ETH_HEADER_LEN, &info) || !info.ipv6) {
         return eg_drop(c, WG_L2_R_IP6_BAD);
     }
-    plen = ntohs(ip6->ip6_plen);
-    memcpy(&src, &ip6->ip6_src, sizeof src);
-    memcpy(&dst, &ip6->ip6_dst, sizeof dst);
-    if (IPV6_HEADER_LEN + plen > avail || ipv6_addr_is_multicast(&src)
-        || wg_l2_is_v4(&src) || wg_l2_is_v4(&dst)) {
+    plen = info.pkt_len - IPV6_HEADER_LEN;
+    pkt_ip_get_addrs(ip6, true, &src, &dst);
+    if (ipv6_addr_is_multicast(&src) || wg_l2_is_v4(&src)
+        || wg_l2_is_v4(&dst)) {
         return eg_drop(c, WG_L2_R_IP6_BAD);
     }
-    if (ip6->ip6_nxt == IPPROTO_ICMPV6 && plen >= ICMP6_HEADER_LEN) {
+    if (info.l4_proto == IPPROTO_ICMPV6 && plen >= ICMP6_HEADER_LEN) {
         uint8_t type = ((const struct icmp6_header *) (ip6 + 1))->icmp6_type;
 
         if (type >= ND_ROUTER_SOLICIT && type <= ND_REDIRECT) {
@@ -354,27 +288,20 @@ eg_ipv6(struct eg_ctx *c)
     } else if (wg_l2_is_ll6(&src) || wg_l2_is_ll6(&dst)) {
         return eg_drop(c, WG_L2_R_IP6_LINK_LOCAL);
     }
-    return eg_to_peer(c, &dst, IPV6_HEADER_LEN + plen);
+    return eg_to_peer(c, &dst, info.pkt_len);
 }
 
 static enum wg_l2_eg_action
 eg_ipv4(struct eg_ctx *c)
 {
-    const struct ip_header *ip = (const void *) (c->eth + 1);
-    size_t avail = c->len - ETH_HEADER_LEN;
+    const void *ip = c->eth + 1;
     struct in6_addr src, dst;
-    size_t hlen, tot;
+    struct pkt_ip_info info;
 
-    if (avail < IP_HEADER_LEN || IP_VER(ip->ip_ihl_ver) != 4) {
+    if (pkt_ip_parse_l3(ip, c->len - ETH_HEADER_LEN, &info) || info.ipv6) {
         return eg_drop(c, WG_L2_R_IP_BAD);
     }
-    hlen = IP_IHL(ip->ip_ihl_ver) * 4;
-    tot = ntohs(ip->ip_tot_len);
-    if (hlen < IP_HEADER_LEN || tot < hlen || tot > avail) {
-        return eg_drop(c, WG_L2_R_IP_BAD);
-    }
-    src = in6_addr_mapped_ipv4(get_16aligned_be32(&ip->ip_src));
-    dst = in6_addr_mapped_ipv4(get_16aligned_be32(&ip->ip_dst));
+    pkt_ip_get_addrs(ip, false, &src, &dst);
     eg_learn(c, &src, c->eth->eth_src);
     if (eth_addr_is_multicast(c->eth->eth_dst)) {
         return eg_drop(c, WG_L2_R_IP_MULTICAST);
@@ -383,7 +310,7 @@ eg_ipv4(struct eg_ctx *c)
     } else if (!wg_l2_is_unicast(&dst) || wg_l2_is_bcast(c->l2, &dst)) {
         return eg_drop(c, WG_L2_R_IP_MULTICAST);
     }
-    return eg_to_peer(c, &dst, tot);
+    return eg_to_peer(c, &dst, info.pkt_len);
 }
 
 enum wg_l2_eg_action

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "csum.h"
+#include "pkt-ip.h"
 #include "util.h"
 #include "wg-l2-private.h"
 
@@ -33,7 +34,7 @@ wg_l2_mtu_check(const void *ip_, size_t len, unsigned int mtu)
 
     if (len <= mtu) {
         return WG_L2_MTU_FITS;
-    } else if (len >= IP_HEADER_LEN && IP_VER(ip->ip_ihl_ver) == 4
+    } else if (pkt_ip_family(ip, len) == AF_INET
                && !(ip->ip_frag_off & htons(IP_DONT_FRAGMENT))) {
         return WG_L2_MTU_FRAGMENT;
     }
@@ -63,6 +64,39 @@ icmp_quote_len(size_t tot, size_t hlen, size_t overhead, size_t limit,
     return quote >= MIN(tot, hlen + 8) ? quote : 0;
 }
 
+/* Parses the offending IPv4 (or, with 'ipv6', IPv6) packet at 'ip' ('len'
+ * bytes) into 'info', 'src' and 'dst'.  Returns false if it is malformed,
+ * of the other family, or its source may not get an ICMP error. */
+static bool
+icmp_parse(const struct wg_l2 *l2, const void *ip, size_t len, bool ipv6,
+           struct pkt_ip_info *info, struct in6_addr *src,
+           struct in6_addr *dst)
+{
+    if (pkt_ip_parse_l3(ip, len, info) || info->ipv6 != ipv6) {
+        return false;
+    }
+    pkt_ip_get_addrs(ip, ipv6, src, dst);
+    return (wg_l2_is_unicast(src)
+            && (ipv6 ? !wg_l2_is_v4(src) && !wg_l2_is_v4(dst)
+                : !wg_l2_is_bcast(l2, src)));
+}
+
+/* Returns true if the packet at 'ip' described by 'info' is an ICMP error
+ * (ICMPv4 error types, ICMPv6 types below 128), which gets none back. */
+static bool
+icmp_is_error(const uint8_t *ip, const struct pkt_ip_info *info)
+{
+    uint8_t type;
+
+    if (info->pkt_len <= info->l3_len) {
+        return false;
+    }
+    type = ip[info->l3_len];
+    return (info->ipv6
+            ? info->l4_proto == IPPROTO_ICMPV6 && !(type & 0x80)
+            : info->l4_proto == IPPROTO_ICMP && icmp4_is_error(type));
+}
+
 static size_t
 icmp4_too_big(const struct wg_l2 *l2, const struct eth_header *eth,
               size_t len, unsigned int mtu, uint8_t *out, size_t out_size)
@@ -71,25 +105,18 @@ icmp4_too_big(const struct wg_l2 *l2, const struct eth_header *eth,
     struct ip_header *oip = (void *) (out + ETH_HEADER_LEN);
     struct icmp_header *icmp = (void *) (oip + 1);
     const size_t overhead = IP_HEADER_LEN + ICMP_HEADER_LEN;
-    size_t hlen, tot, quote;
     const struct in6_addr *from;
+    struct pkt_ip_info info;
     struct in6_addr src, dst;
+    size_t quote;
 
-    if (len < ETH_HEADER_LEN + IP_HEADER_LEN || IP_VER(ip->ip_ihl_ver) != 4) {
-        return 0;
-    }
-    hlen = IP_IHL(ip->ip_ihl_ver) * 4;
-    tot = ntohs(ip->ip_tot_len);
-    src = in6_addr_mapped_ipv4(get_16aligned_be32(&ip->ip_src));
-    dst = in6_addr_mapped_ipv4(get_16aligned_be32(&ip->ip_dst));
-    if (hlen < IP_HEADER_LEN || tot < hlen || tot > len - ETH_HEADER_LEN
-        || !wg_l2_is_unicast(&src) || wg_l2_is_bcast(l2, &src)
+    if (!icmp_parse(l2, ip, len - ETH_HEADER_LEN, false, &info, &src, &dst)
         || ip->ip_frag_off & htons(IP_FRAG_OFF_MASK)
-        || (ip->ip_proto == IPPROTO_ICMP && tot > hlen
-            && icmp4_is_error(((const uint8_t *) ip)[hlen]))) {
+        || icmp_is_error((const uint8_t *) ip, &info)) {
         return 0;
     }
-    quote = icmp_quote_len(tot, hlen, overhead, 576, out_size);
+    quote = icmp_quote_len(info.pkt_len, info.l3_len, overhead, 576,
+                           out_size);
     if (!quote) {
         return 0;
     }
@@ -124,22 +151,16 @@ icmp6_too_big(const struct wg_l2 *l2, const struct eth_header *eth,
     struct icmp6_data_header *icmp = (void *) (oip6 + 1);
     const size_t overhead = IPV6_HEADER_LEN + ICMP6_DATA_HEADER_LEN;
     const struct in6_addr *from;
+    struct pkt_ip_info info;
     struct in6_addr src, dst;
-    size_t tot, quote;
+    size_t quote;
 
-    if (len < ETH_HEADER_LEN + IPV6_HEADER_LEN || ip6->ip6_vfc >> 4 != 6) {
+    if (!icmp_parse(l2, ip6, len - ETH_HEADER_LEN, true, &info, &src, &dst)
+        || icmp_is_error((const uint8_t *) ip6, &info)) {
         return 0;
     }
-    tot = IPV6_HEADER_LEN + ntohs(ip6->ip6_plen);
-    memcpy(&src, &ip6->ip6_src, sizeof src);
-    memcpy(&dst, &ip6->ip6_dst, sizeof dst);
-    if (tot > len - ETH_HEADER_LEN || !wg_l2_is_unicast(&src)
-        || wg_l2_is_v4(&src) || wg_l2_is_v4(&dst)
-        || (ip6->ip6_nxt == IPPROTO_ICMPV6 && tot > IPV6_HEADER_LEN
-            && !(((const uint8_t *) ip6)[IPV6_HEADER_LEN] & 0x80))) {
-        return 0;
-    }
-    quote = icmp_quote_len(tot, IPV6_HEADER_LEN, overhead, 1280, out_size);
+    quote = icmp_quote_len(info.pkt_len, IPV6_HEADER_LEN, overhead, 1280,
+                           out_size);
     if (!quote) {
         return 0;
     }
@@ -214,23 +235,22 @@ wg_l2_frag_start(struct wg_l2_frag *f, const void *ip_, size_t len,
                  unsigned int mtu)
 {
     const struct ip_header *ip = ip_;
+    struct pkt_ip_info info;
     uint16_t frag_off;
 
     memset(f, 0, sizeof *f);
-    if (len < IP_HEADER_LEN || IP_VER(ip->ip_ihl_ver) != 4) {
+    if (pkt_ip_parse_l3(ip, len, &info) || info.ipv6) {
         return false;
     }
     f->ip = ip_;
-    f->hlen = IP_IHL(ip->ip_ihl_ver) * 4;
-    f->tot_len = ntohs(ip->ip_tot_len);
+    f->hlen = info.l3_len;
+    f->tot_len = info.pkt_len;
     f->pos = f->hlen;
     f->mtu = mtu;
     frag_off = ntohs(ip->ip_frag_off);
     f->base_off = frag_off & IP_FRAG_OFF_MASK;
     f->base_mf = (frag_off & IP_MORE_FRAGMENTS) != 0;
-    return (f->hlen >= IP_HEADER_LEN && f->tot_len >= f->hlen
-            && f->tot_len <= len && f->tot_len > mtu
-            && !(frag_off & IP_DONT_FRAGMENT)
+    return (f->tot_len > mtu && !(frag_off & IP_DONT_FRAGMENT)
             && mtu >= f->hlen + 8
             && f->base_off * 8 + (f->tot_len - f->hlen) <= UINT16_MAX
             && frag_copy_opts(f));

@@ -132,7 +132,8 @@ wg_l2_is_ll6(const struct in6_addr *a)
     return a->s6_addr[0] == 0xfe && (a->s6_addr[1] & 0xc0) == 0x80;
 }
 
-/* Shared internals, defined in wg-l2.c unless noted. */
+/* Shared internals, all defined in wg-l2.c: wg-l2-egress.c and wg-l2-mtu.c
+ * call them, wg-l2.c calls neither of those files. */
 
 /* Counts a drop for 'reason' (per port and as a coverage counter). */
 void wg_l2_count(struct wg_l2 *, enum wg_l2_reason);
@@ -162,10 +163,10 @@ void wg_l2_neigh_expire(struct wg_l2 *, long long int now);
 bool wg_l2_neigh_learn(struct wg_l2 *, const struct in6_addr *a,
                        struct eth_addr mac, long long int now);
 
-/* Frame builders (wg-l2-egress.c): each writes a complete frame at 'out'
- * and returns its length.  wg_l2_build_nd() writes a Neighbor Solicitation
- * (with source link-layer option) or Advertisement (with target link-layer
- * option), checksum included. */
+/* Frame builders: each writes a complete frame at 'out' and returns its
+ * length.  wg_l2_build_nd() writes a Neighbor Solicitation (with source
+ * link-layer option) or Advertisement (with target link-layer option),
+ * checksum included. */
 void wg_l2_put_eth(uint8_t *out, struct eth_addr dst, struct eth_addr src,
                    uint16_t type);
 size_t wg_l2_build_arp(const struct wg_l2 *, uint8_t *out,

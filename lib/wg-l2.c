@@ -23,13 +23,16 @@
 #include <string.h>
 
 #include "coverage.h"
+#include "csum.h"
 #include "hash.h"
+#include "pkt-ip.h"
 #include "util.h"
 #include "wg-l2-private.h"
 
 /* Core of the L2 adapter: drop reasons, own addresses, the neighbor table,
- * and the peer-to-bridge side with its pending queue.  The bridge-to-peer
- * side is in wg-l2-egress.c, the MTU helpers in wg-l2-mtu.c. */
+ * the frame builders, and the peer-to-bridge side with its pending queue.
+ * The bridge-to-peer side is in wg-l2-egress.c, the MTU helpers in
+ * wg-l2-mtu.c; both call into this file, which calls neither. */
 
 #define WG_L2_REASON(ENUM, NAME) COVERAGE_DEFINE(wg_l2_##NAME);
 WG_L2_REASONS
@@ -403,6 +406,71 @@ wg_l2_neigh_count(const struct wg_l2 *l2)
     return hmap_count(&l2->neighbors);
 }
 
+/* Frame builders. */
+
+void
+wg_l2_put_eth(uint8_t *out, struct eth_addr dst, struct eth_addr src,
+              uint16_t type)
+{
+    struct eth_header *eth = (struct eth_header *) out;
+
+    eth->eth_dst = dst;
+    eth->eth_src = src;
+    eth->eth_type = htons(type);
+}
+
+size_t
+wg_l2_build_arp(const struct wg_l2 *l2, uint8_t *out,
+                struct eth_addr eth_dst, uint16_t op, ovs_be32 spa,
+                struct eth_addr tha, ovs_be32 tpa)
+{
+    struct arp_eth_header *arp = (void *) (out + ETH_HEADER_LEN);
+
+    wg_l2_put_eth(out, eth_dst, l2->mac, ETH_TYPE_ARP);
+    arp->ar_hrd = htons(ARP_HRD_ETHERNET);
+    arp->ar_pro = htons(ARP_PRO_IP);
+    arp->ar_hln = ETH_ADDR_LEN;
+    arp->ar_pln = 4;
+    arp->ar_op = htons(op);
+    arp->ar_sha = l2->mac;
+    put_16aligned_be32(&arp->ar_spa, spa);
+    arp->ar_tha = tha;
+    put_16aligned_be32(&arp->ar_tpa, tpa);
+    return WG_L2_ARP_FRAME_LEN;
+}
+
+size_t
+wg_l2_build_nd(const struct wg_l2 *l2, uint8_t *out, struct eth_addr eth_dst,
+               const struct in6_addr *src, const struct in6_addr *dst,
+               uint8_t type, uint32_t rso_flags,
+               const struct in6_addr *target)
+{
+    struct ovs_16aligned_ip6_hdr *ip6 = (void *) (out + ETH_HEADER_LEN);
+    struct ovs_nd_msg *nd = (void *) (ip6 + 1);
+    uint32_t partial;
+
+    wg_l2_put_eth(out, eth_dst, l2->mac, ETH_TYPE_IPV6);
+    put_16aligned_be32(&ip6->ip6_flow, htonl(6 << 28));
+    ip6->ip6_plen = htons(ND_MSG_LEN + ND_LLA_OPT_LEN);
+    ip6->ip6_nxt = IPPROTO_ICMPV6;
+    ip6->ip6_hlim = 255;
+    memcpy(&ip6->ip6_src, src, sizeof *src);
+    memcpy(&ip6->ip6_dst, dst, sizeof *dst);
+    nd->icmph.icmp6_type = type;
+    nd->icmph.icmp6_code = 0;
+    nd->icmph.icmp6_cksum = htons(0);
+    put_16aligned_be32(&nd->rso_flags, htonl(rso_flags));
+    memcpy(&nd->target, target, sizeof *target);
+    nd->options[0].type = (type == ND_NEIGHBOR_SOLICIT
+                           ? ND_OPT_SOURCE_LINKADDR : ND_OPT_TARGET_LINKADDR);
+    nd->options[0].len = 1;
+    nd->options[0].mac = l2->mac;
+    partial = packet_csum_pseudoheader6(ip6);
+    partial = csum_continue(partial, nd, ND_MSG_LEN + ND_LLA_OPT_LEN);
+    nd->icmph.icmp6_cksum = csum_finish(partial);
+    return WG_L2_ND_FRAME_LEN;
+}
+
 /* Peer to bridge. */
 
 const struct in6_addr *
@@ -466,25 +534,22 @@ in_solicit(struct wg_l2 *l2, const struct in6_addr *dst,
     }
 }
 
+/* Reads the addresses of the inner packet 'p' ('len' bytes).  Returns
+ * false if it has no IP header or no usable destination. */
 static bool
 in_parse(const uint8_t *p, size_t len, struct in6_addr *src,
          struct in6_addr *dst)
 {
-    if (len >= IP_HEADER_LEN && p[0] >> 4 == 4) {
-        const struct ip_header *ip = (const void *) p;
+    int family = pkt_ip_family(p, len);
 
-        *src = in6_addr_mapped_ipv4(get_16aligned_be32(&ip->ip_src));
-        *dst = in6_addr_mapped_ipv4(get_16aligned_be32(&ip->ip_dst));
-        return get_16aligned_be32(&ip->ip_dst) != htonl(0);
-    } else if (len >= IPV6_HEADER_LEN && p[0] >> 4 == 6) {
-        const struct ovs_16aligned_ip6_hdr *ip6 = (const void *) p;
-
-        memcpy(src, &ip6->ip6_src, sizeof *src);
-        memcpy(dst, &ip6->ip6_dst, sizeof *dst);
-        return (ipv6_addr_is_set(dst) && !wg_l2_is_v4(dst)
-                && !wg_l2_is_v4(src));
+    if (family == AF_UNSPEC) {
+        return false;
     }
-    return false;
+    pkt_ip_get_addrs(p, family == AF_INET6, src, dst);
+    if (family == AF_INET) {
+        return in6_addr_get_mapped_ipv4(dst) != htonl(0);
+    }
+    return ipv6_addr_is_set(dst) && !wg_l2_is_v4(dst) && !wg_l2_is_v4(src);
 }
 
 /* The group MAC for a multicast or broadcast 'dst'; false if unicast. */

@@ -48,7 +48,7 @@
 #include "csum.h"
 #include "packets.h"
 #include "pkt-gro.h"
-#include "pkt-gso.h"
+#include "pkt-ip.h"
 #include "test-pkt-util.h"
 #include "util.h"
 
@@ -168,9 +168,9 @@ fuzz_parse_input(struct fuzz_batch *b, const uint8_t *d, size_t n)
 /* Returns the TCP payload bytes of the packet of 'len' bytes at 'p', or 0
  * if it is not TCP. */
 static size_t
-fuzz_tcp_payload(const uint8_t *p, size_t len, struct pkt_gso_info *info)
+fuzz_tcp_payload(const uint8_t *p, size_t len, struct pkt_ip_info *info)
 {
-    return (!pkt_gso_parse(p, len, info) && info->l4_proto == IPPROTO_TCP
+    return (!pkt_ip_parse(p, len, info) && info->l4_proto == IPPROTO_TCP
             ? info->payload_len
             : 0);
 }
@@ -181,10 +181,10 @@ static bool
 fuzz_same_flow(const struct fuzz_batch *b, size_t i, size_t j)
 {
     const uint8_t *p = b->orig[i], *q = b->orig[j];
-    struct pkt_gso_info pi, qi;
+    struct pkt_ip_info pi, qi;
 
-    if (pkt_gso_parse(p, b->orig_len[i], &pi)
-        || pkt_gso_parse(q, b->orig_len[j], &qi)
+    if (pkt_ip_parse(p, b->orig_len[i], &pi)
+        || pkt_ip_parse(q, b->orig_len[j], &qi)
         || pi.l4_proto != IPPROTO_TCP || qi.l4_proto != IPPROTO_TCP
         || pi.ipv6 != qi.ipv6) {
         return false;
@@ -221,7 +221,7 @@ fuzz_check_head(const struct fuzz_batch *b, size_t h)
     const struct pkt_gro_pkt *pkt = &b->pkts[h];
     size_t hdr = pkt->l3_len + pkt->l4_len, ofs = hdr, n_segs = 0;
     const uint8_t *p = pkt->data;
-    struct pkt_gso_info info;
+    struct pkt_ip_info info;
     ovs_be16 ph;
 
     for (size_t i = h; i < b->n; i++) {
@@ -253,7 +253,7 @@ static void
 fuzz_check(const struct fuzz_batch *b, size_t ret)
 {
     size_t n_out = 0, in_payload = 0, out_payload = 0;
-    struct pkt_gso_info info;
+    struct pkt_ip_info info;
 
     for (size_t i = 0; i < b->n; i++) {
         const struct pkt_gro_pkt *pkt = &b->pkts[i];

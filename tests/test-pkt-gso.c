@@ -23,6 +23,8 @@
 #include "crc32c.h"
 #include "csum.h"
 #include "packets.h"
+#include "pkt-csum.h"
+#include "pkt-ip.h"
 #include "test-pkt-util.h"
 #include "util.h"
 #include "wgtest.h"
@@ -279,7 +281,7 @@ segment_err(const uint8_t *pkt, size_t len, size_t mss, struct slots *s,
 static void
 test_gso_errors(uint8_t *pkt, struct slots *s)
 {
-    struct pkt_gso_info info;
+    struct pkt_ip_info info;
     size_t len;
 
     slots_init(s, MAX_SLOTS, SLOT_SIZE, 0);
@@ -327,15 +329,15 @@ test_gso_errors(uint8_t *pkt, struct slots *s)
     WGTEST_CHECK(segment_err(pkt, len, 1000, s, 3) == 0);
     pkt[6] = IPPROTO_ROUTING;
     WGTEST_CHECK(segment_err(pkt, len, 1000, s, 3) == EINVAL);
-    WGTEST_CHECK(pkt_gso_parse(pkt, len, &info) == EINVAL);
+    WGTEST_CHECK(pkt_ip_parse(pkt, len, &info) == EINVAL);
     pkt[6] = IPPROTO_FRAGMENT;
     WGTEST_CHECK(segment_err(pkt, len, 1000, s, 3) == EINVAL);
-    WGTEST_CHECK(pkt_gso_parse(pkt, len, &info) == EINVAL);
+    WGTEST_CHECK(pkt_ip_parse(pkt, len, &info) == EINVAL);
     pkt[6] = IPPROTO_DSTOPTS;
     pkt[40] = IPPROTO_ROUTING;              /* After the options header. */
-    WGTEST_CHECK(pkt_gso_parse(pkt, len, &info) == EINVAL);
+    WGTEST_CHECK(pkt_ip_parse(pkt, len, &info) == EINVAL);
     pkt[40] = IPPROTO_ICMPV6;               /* Other protocols parse. */
-    WGTEST_CHECK(!pkt_gso_parse(pkt, len, &info));
+    WGTEST_CHECK(!pkt_ip_parse(pkt, len, &info));
     WGTEST_CHECK(info.l4_proto == IPPROTO_ICMPV6 && info.l4_len == 0);
     WGTEST_CHECK(info.l3_len == 48 && info.payload_len == len - 48);
     pkt[40] = IPPROTO_TCP;
@@ -346,7 +348,7 @@ test_gso_errors(uint8_t *pkt, struct slots *s)
     WGTEST_CHECK(segment_err(pkt, 39, 1000, s, 3) == EINVAL);
 }
 
-/* pkt_gso_csum_fill() and pkt_gso_csum_copy() on 'spec', whose checksum
+/* pkt_csum_l4_fill() and pkt_csum_l4_copy() on 'spec', whose checksum
  * field starts as 'mode' 0: garbage, 1: the pseudo-header sum (what OVS 3.1
  * TAP receive leaves), 2: zero. */
 static void
@@ -373,10 +375,10 @@ check_csum_fill(const struct test_pkt_spec *spec, int mode, uint8_t *a,
         memset(in + field, 0, proto == IPPROTO_SCTP ? 4 : 2);
     }
     memcpy(a, in, len);
-    WGTEST_CHECK(pkt_gso_csum_fill(a, len) == 0);
+    WGTEST_CHECK(pkt_csum_l4_fill(a, len) == 0);
     WGTEST_CHECK_MEM(a, expect, len);
     memset(b, 0x77, len + 8);
-    WGTEST_CHECK(pkt_gso_csum_copy(b, in, len) == 0);
+    WGTEST_CHECK(pkt_csum_l4_copy(b, in, len) == 0);
     WGTEST_CHECK_MEM(b, expect, len);
     WGTEST_CHECK(b[len] == 0x77);
     free(expect);
@@ -423,20 +425,20 @@ test_gso_csum_special(uint8_t *pkt, uint8_t *copy)
     sum = test_pkt_pseudo(pkt, IPPROTO_UDP, 10);
     put_unaligned_be16((ovs_be16 *) (pkt + 28),
                        csum_finish(csum_continue(sum, pkt + 20, 10)));
-    WGTEST_CHECK(pkt_gso_csum_fill(pkt, len) == 0);
+    WGTEST_CHECK(pkt_csum_l4_fill(pkt, len) == 0);
     WGTEST_CHECK(test_pkt_get16(pkt + 26) == 0xffff);
     WGTEST_CHECK(test_pkt_csums_ok(pkt, 20, len));
 
     len = build_plain(pkt, false, 0, IPPROTO_ICMP);
     memcpy(copy, pkt, len);
-    WGTEST_CHECK(pkt_gso_csum_fill(pkt, len) == EINVAL);
+    WGTEST_CHECK(pkt_csum_l4_fill(pkt, len) == EINVAL);
     WGTEST_CHECK_MEM(pkt, copy, len);
-    WGTEST_CHECK(pkt_gso_csum_copy(copy + 1, pkt, len) == EINVAL);
+    WGTEST_CHECK(pkt_csum_l4_copy(copy + 1, pkt, len) == EINVAL);
     WGTEST_CHECK_MEM(copy + 1, pkt, len);
-    WGTEST_CHECK(pkt_gso_csum_fill(pkt, 10) == EINVAL);
+    WGTEST_CHECK(pkt_csum_l4_fill(pkt, 10) == EINVAL);
 }
 
-/* pkt_gso_parse() and the helpers around it. */
+/* pkt_ip_parse() and the helpers around it. */
 static void
 test_gso_info(uint8_t *pkt)
 {
@@ -444,9 +446,9 @@ test_gso_info(uint8_t *pkt)
                                   .tcp_opt_len = 12, .payload_len = 5000,
                                   .pad = 3 };
     size_t len = test_pkt_build(&spec, pkt, BUF_SIZE);
-    struct pkt_gso_info info;
+    struct pkt_ip_info info;
 
-    WGTEST_CHECK(!pkt_gso_parse(pkt, len, &info));
+    WGTEST_CHECK(!pkt_ip_parse(pkt, len, &info));
     WGTEST_CHECK(info.ipv6 && info.l4_proto == IPPROTO_TCP);
     WGTEST_CHECK(info.l3_len == 48 && info.l4_len == 32);
     WGTEST_CHECK(info.pkt_len == len - 3 && info.payload_len == 5000);
