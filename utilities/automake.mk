@@ -12,7 +12,9 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-# Scripts: the sandbox helper behind "./quickstart demo" and benchmarks.
+# Scripts: the sandbox helper behind "./quickstart demo" and benchmarks;
+# checks of the source tree ("make check-layering").
 EXTRA_DIST += \
+	utilities/checks/lib-layering \
 	utilities/ovs-wg-demo \
 	utilities/ovs-wg-bench
