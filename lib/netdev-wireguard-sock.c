@@ -176,6 +176,20 @@ netdev_wg_open_sockets(int port, const struct wg_config *cfg,
     return EADDRINUSE;
 }
 
+/* Sends what is queued on the old sockets, then puts 's4' and 's6' in
+ * their place. */
+static void
+netdev_wg_sock_replace(struct netdev_wireguard *wg,
+                       struct udp_batch_sock *s4, struct udp_batch_sock *s6)
+{
+    netdev_wg_sock_flush(wg);
+    udp_batch_close(wg->sock4);
+    udp_batch_close(wg->sock6);
+    wg->sock4 = s4;
+    wg->sock6 = s6;
+    wg->bound_port = udp_batch_port(s4);
+}
+
 int
 netdev_wg_sock_apply(struct netdev_wireguard *wg,
                         const struct wg_config *cfg, char **errp)
@@ -194,12 +208,7 @@ netdev_wg_sock_apply(struct netdev_wireguard *wg,
         if (error) {
             return error;
         }
-        netdev_wg_sock_flush(wg);
-        udp_batch_close(wg->sock4);
-        udp_batch_close(wg->sock6);
-        wg->sock4 = s4;
-        wg->sock6 = s6;
-        wg->bound_port = udp_batch_port(s4);
+        netdev_wg_sock_replace(wg, s4, s6);
     }
     udp_batch_set_gso(wg->sock4, cfg->udp_gso);
     udp_batch_set_gro(wg->sock4, cfg->udp_gro);
@@ -228,11 +237,6 @@ netdev_wg_sock_set_listen_port(struct netdev_wireguard *wg, int port)
         free(err);
         return error;
     }
-    netdev_wg_sock_flush(wg);
-    udp_batch_close(wg->sock4);
-    udp_batch_close(wg->sock6);
-    wg->sock4 = s4;
-    wg->sock6 = s6;
-    wg->bound_port = udp_batch_port(s4);
+    netdev_wg_sock_replace(wg, s4, s6);
     return 0;
 }

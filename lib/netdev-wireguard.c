@@ -201,6 +201,14 @@ netdev_wg_apply_addresses(struct netdev_wireguard *wg,
     return 0;
 }
 
+/* Puts back the addresses of the configuration last applied (which were
+ * valid then). */
+static void
+netdev_wg_restore_addresses(struct netdev_wireguard *wg)
+{
+    free(wg_l2_set_addresses(wg->l2, wg->cfg.address));
+}
+
 /* Configuration. */
 
 static void
@@ -298,6 +306,10 @@ netdev_wireguard_set_config(struct netdev *netdev, const struct smap *args,
     }
     if (!error) {
         error = netdev_wg_sock_apply(wg, &cfg, errp);
+        if (error) {
+            /* Nothing of the new configuration stays live. */
+            netdev_wg_restore_addresses(wg);
+        }
     }
     if (!error) {
         netdev_wg_apply_private_key(wg, &cfg);
@@ -305,10 +317,7 @@ netdev_wireguard_set_config(struct netdev *netdev, const struct smap *args,
         netdev_wg_apply_offloads(wg);
         netdev_wg_log_peer_errors(wg, &cfg.peer_errors);
         netdev_wg_uapi_update(wg, &cfg);
-        wg_config_destroy(&wg->cfg);
-        wg->cfg = cfg;          /* Moves the peers hmap: fix its links. */
-        hmap_moved(&wg->cfg.peers);
-        hmap_moved(&wg->cfg.peer_errors.map);
+        wg_config_move(&wg->cfg, &cfg);
         wg->configured = true;
     } else {
         wg_config_destroy(&cfg);

@@ -65,6 +65,19 @@ wg_config_destroy(struct wg_config *cfg)
     memset(cfg, 0, sizeof *cfg);
 }
 
+void
+wg_config_move(struct wg_config *dst, struct wg_config *src)
+{
+    wg_config_destroy(dst);
+    *dst = *src;
+    hmap_moved(&dst->peers);
+    smap_init(&dst->peer_errors);
+    smap_clone(&dst->peer_errors, &src->peer_errors);
+    smap_destroy(&src->peer_errors);
+    wg_crypto_wipe(src->private_key, sizeof src->private_key);
+    wg_config_init(src);
+}
+
 static void
 wg_config_peer_free(struct wg_config_peer *peer)
 {

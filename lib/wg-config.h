@@ -74,6 +74,10 @@ void wg_config_init(struct wg_config *cfg);
 /* Frees what 'cfg' holds, wiping key material. */
 void wg_config_destroy(struct wg_config *cfg);
 
+/* Destroys 'dst' and moves what 'src' holds into it; 'src' is left empty
+ * (as after wg_config_init()). */
+void wg_config_move(struct wg_config *dst, struct wg_config *src);
+
 /* Parses the interface options 'args' into 'cfg' (which must have been
  * initialized and is reset first).  Returns 0, or EINVAL/EACCES/ENOENT with
  * a one-sentence, key-free message in '*errp' (caller frees) for an
