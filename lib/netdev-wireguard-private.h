@@ -154,11 +154,10 @@ extern struct ovs_list netdev_wg_list OVS_GUARDED_BY(netdev_wg_list_mutex);
  * of their own.  The class callbacks may be called by the main thread
  * (configuration, run/wait, appctl, rxq_recv() of non-PMD ports) and, in a
  * DPDK build, by PMD threads (send()); 'netdev_wg_list_mutex' guards the
- * list of ports and is taken before a port's mutex.  Below the port, two
- * modules lock for themselves although the port's mutex already
- * serializes every use today: udp-batch (a mutex and atomic counters per
- * socket, so that a socket may send from several threads) and the
- * handshake rate limiter (wg-ratelimiter.c, one per device).  Crypto
+ * list of ports and is taken before a port's mutex.  Below the port only
+ * udp-batch locks for itself (a mutex and atomic counters per socket, so
+ * that a socket may send from several threads and appctl may read its
+ * counters); the port's mutex serializes every use of it today.  Crypto
  * needs no lock: OpenSSL contexts belong to one key, which the port's
  * mutex serializes, and intel-ipsec-mb has one manager per thread
  * (wg-aead-ipsecmb.c). */

@@ -23,7 +23,6 @@
 #include "coverage.h"
 #include "hash.h"
 #include "openvswitch/hmap.h"
-#include "openvswitch/thread.h"
 #include "random.h"
 #include "util.h"
 
@@ -46,7 +45,6 @@ struct wg_rl_entry {
 };
 
 struct wg_ratelimiter {
-    struct ovs_mutex mutex;
     struct hmap entries OVS_GUARDED;
     size_t max_entries;
     uint32_t basis;             /* Random hash basis against collisions. */
@@ -59,7 +57,6 @@ wg_ratelimiter_create(size_t max_entries)
 {
     struct wg_ratelimiter *rl = xzalloc(sizeof *rl);
 
-    ovs_mutex_init(&rl->mutex);
     hmap_init(&rl->entries);
     rl->max_entries = max_entries ? max_entries : WG_RATELIMITER_MAX_ENTRIES;
     rl->basis = random_uint32();
@@ -78,7 +75,6 @@ wg_ratelimiter_destroy(struct wg_ratelimiter *rl)
         free(e);
     }
     hmap_destroy(&rl->entries);
-    ovs_mutex_destroy(&rl->mutex);
     free(rl);
 }
 
@@ -101,7 +97,6 @@ wg_rl_key(int family, const void *addr, uint64_t *key)
 static struct wg_rl_entry *
 wg_rl_find(const struct wg_ratelimiter *rl, int family, uint64_t key,
            uint32_t hash)
-    OVS_REQUIRES(rl->mutex)
 {
     struct wg_rl_entry *e;
 
@@ -134,7 +129,6 @@ wg_rl_take(struct wg_rl_entry *e, long long int now_ms)
 
 static void
 wg_rl_gc__(struct wg_ratelimiter *rl, long long int now_ms)
-    OVS_REQUIRES(rl->mutex)
 {
     struct wg_rl_entry *e;
 
@@ -152,9 +146,7 @@ wg_rl_gc__(struct wg_ratelimiter *rl, long long int now_ms)
 void
 wg_ratelimiter_gc(struct wg_ratelimiter *rl, long long int now_ms)
 {
-    ovs_mutex_lock(&rl->mutex);
     wg_rl_gc__(rl, now_ms);
-    ovs_mutex_unlock(&rl->mutex);
 }
 
 /* Starts tracking a new source at 'now_ms', charging its first packet.
@@ -162,7 +154,6 @@ wg_ratelimiter_gc(struct wg_ratelimiter *rl, long long int now_ms)
 static bool
 wg_rl_add(struct wg_ratelimiter *rl, int family, uint64_t key,
           uint32_t hash, long long int now_ms)
-    OVS_REQUIRES(rl->mutex)
 {
     struct wg_rl_entry *e;
 
@@ -193,14 +184,12 @@ wg_ratelimiter_allow(struct wg_ratelimiter *rl, int family,
     }
     hash = hash_uint64_basis(key, rl->basis + family);
 
-    ovs_mutex_lock(&rl->mutex);
     if (!rl->gc_done
         || now_ms - rl->last_gc_ms >= WG_RATELIMITER_GC_INTERVAL_MS) {
         wg_rl_gc__(rl, now_ms);
     }
     e = wg_rl_find(rl, family, key, hash);
     ok = e ? wg_rl_take(e, now_ms) : wg_rl_add(rl, family, key, hash, now_ms);
-    ovs_mutex_unlock(&rl->mutex);
 
     if (!ok) {
         COVERAGE_INC(wg_ratelimiter_refused);
@@ -211,11 +200,5 @@ wg_ratelimiter_allow(struct wg_ratelimiter *rl, int family,
 size_t
 wg_ratelimiter_count(const struct wg_ratelimiter *rl)
 {
-    struct wg_ratelimiter *rl_ = CONST_CAST(struct wg_ratelimiter *, rl);
-    size_t n;
-
-    ovs_mutex_lock(&rl_->mutex);
-    n = hmap_count(&rl->entries);
-    ovs_mutex_unlock(&rl_->mutex);
-    return n;
+    return hmap_count(&rl->entries);
 }

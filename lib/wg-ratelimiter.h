@@ -21,7 +21,8 @@
  * per IPv4 address or IPv6 /64, WG_RATELIMITER_PACKETS_PER_SECOND with a
  * burst of WG_RATELIMITER_BURST, in a bounded table whose idle entries are
  * garbage-collected.  Time is passed in by the caller (milliseconds), so
- * tests drive it with a fake clock. */
+ * tests drive it with a fake clock.  The caller serializes calls (one
+ * limiter per device, which its owner serializes). */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -45,13 +46,13 @@ void wg_ratelimiter_destroy(struct wg_ratelimiter *rl);
  * AF_INET6: 16 bytes, only its /64 counts) may be processed at 'now_ms',
  * consuming one token.  When the table is full, new sources are refused;
  * so is any other 'family'.  Runs wg_ratelimiter_gc() first when the last
- * collection is WG_RATELIMITER_GC_INTERVAL_MS old.  Thread-safe. */
+ * collection is WG_RATELIMITER_GC_INTERVAL_MS old. */
 bool wg_ratelimiter_allow(struct wg_ratelimiter *rl, int family,
                           const void *addr, long long int now_ms);
 
 /* Forgets the sources that have been idle for more than
  * WG_RATELIMITER_GC_INTERVAL_MS at 'now_ms' (their buckets are full again,
- * so this changes no verdict).  Thread-safe. */
+ * so this changes no verdict). */
 void wg_ratelimiter_gc(struct wg_ratelimiter *rl, long long int now_ms);
 
 /* Number of sources tracked (for tests and statistics). */
