@@ -147,7 +147,14 @@ $(FUZZ_TARGETS): %: %.c $(FUZZ_LIB)
 	  $(SODIUM_LIBS) -lssl $(LIBCRYPTO_LIBS) $(IPSEC_MB_LIBS) -latomic -lm \
 	  -lpthread
 
+# Test fixtures a target links besides its own source (not wgtest-main.c:
+# libFuzzer brings main()).
 tests/fuzz-pkt-gro: FUZZ_EXTRA = $(srcdir)/tests/test-pkt-util.c
+tests/fuzz-pkt-gro: tests/test-pkt-util.c tests/test-pkt-util.h
+tests/fuzz-wg-device: FUZZ_EXTRA = $(srcdir)/tests/test-wg-pair.c \
+	$(srcdir)/tests/wgtest.c
+tests/fuzz-wg-device: tests/test-wg-pair.c tests/test-wg-pair.h \
+	tests/wgtest.c tests/wgtest.h
 
 # OVS's utilities/checkpatch.py, from the OVS tree, over our C files.
 STYLE_FILES = $(filter %.c %.h,$(lib_libovswireguard_la_SOURCES) \

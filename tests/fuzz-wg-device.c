@@ -23,7 +23,8 @@
  * A crash file is replayed by giving it to the fuzzer binary as an
  * argument: "fuzz-wg-device FILE".
  *
- * Two devices, "a" and "b", are peers with a live session set up at
+ * Two devices, "a" and "b" (the fixture of tests/test-wg-pair.h, also
+ * used by the unit tests), are peers with a live session set up at
  * initialization (and again whenever it lapsed).  Each input is one
  * datagram for "b", preceded by a control byte:
  *
@@ -39,10 +40,12 @@
  *             mac1 (and mac2 if "a" holds a cookie), so that random
  *             handshakes reach the Noise layer.
  *
- * Messages the devices send each other are delivered after each input.
+ * Messages the devices send each other are delivered after each input
+ * (those to an address that is neither device's are dropped).
  * Invariants: nothing crashes or leaks; the outcome is a known value with a
  * name; a delivered inner packet lies inside the datagram, is no longer
- * than its plaintext, has a valid IP header and an allowed source. */
+ * than its plaintext, has a valid IP header and an allowed source; the
+ * devices stop sending to each other (see wgpair_deliver()). */
 
 #include <config.h>
 #include "wg-device.h"
@@ -54,31 +57,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test-wg-pair.h"
 #include "util.h"
 #include "wg-messages.h"
 #include "wg-peer.h"
 
-#define FUZZ_MSG_SIZE 2048
-#define FUZZ_MAX_QUEUE 64
-
-struct fuzz_msg {
-    int to;
-    size_t len;
-    uint8_t data[FUZZ_MSG_SIZE];
-};
-
-struct fuzz_node {
-    struct wg_device *dev;
-    struct wg_peer *peer;
-    struct sockaddr_in addr;
-};
-
-static struct {
-    long long int now_ms;
-    struct fuzz_node node[2];
-    size_t n_msgs;
-    struct fuzz_msg msgs[FUZZ_MAX_QUEUE];
-} fz;
+/* The two devices, tests/test-wg-pair.h's fixture. */
+static struct wgpair pair;
 
 static void
 fuzz_check(bool ok, const char *what)
@@ -88,51 +73,11 @@ fuzz_check(bool ok, const char *what)
     }
 }
 
-static long long int
-fuzz_now(void *aux OVS_UNUSED)
-{
-    return fz.now_ms;
-}
-
-static void
-fuzz_wall(void *aux OVS_UNUSED, struct timespec *ts)
-{
-    ts->tv_sec = 1700000000 + fz.now_ms / 1000;
-    ts->tv_nsec = (fz.now_ms % 1000) * 1000000;
-}
-
-static void
-fuzz_send(void *node_, const struct sockaddr *dst OVS_UNUSED,
-          socklen_t dst_len OVS_UNUSED, const void *data, size_t len)
-{
-    struct fuzz_node *node = node_;
-
-    fuzz_check(len <= FUZZ_MSG_SIZE, "sent message fits");
-    if (fz.n_msgs < FUZZ_MAX_QUEUE) {
-        struct fuzz_msg *m = &fz.msgs[fz.n_msgs++];
-
-        m->to = node == &fz.node[0] ? 1 : 0;
-        m->len = len;
-        memcpy(m->data, data, len);
-    }
-}
-
-static void
-fuzz_session_ready(void *node_ OVS_UNUSED, struct wg_peer *peer OVS_UNUSED)
-{
-}
-
-static const struct wg_device_hooks fuzz_hooks = {
-    .send = fuzz_send,
-    .session_ready = fuzz_session_ready,
-    .now_ms = fuzz_now,
-    .wall_clock = fuzz_wall,
-};
-
 /* Checks one receive result against the datagram it came from. */
 static void
-check_result(enum wg_device_rx rx, const struct wg_device_rx_result *r,
-             const uint8_t *buf, size_t len, const struct fuzz_node *node)
+check_result(const struct wgpair_node *node, enum wg_device_rx rx,
+             const struct wg_device_rx_result *r, const uint8_t *buf,
+             size_t len)
 {
     fuzz_check(rx >= 0 && rx < WG_DEVICE_N_RX, "known outcome");
     fuzz_check(strcmp(wg_device_rx_name(rx), "<invalid>") != 0, "named");
@@ -151,92 +96,48 @@ check_result(enum wg_device_rx rx, const struct wg_device_rx_result *r,
                == node->peer, "allowed source");
 }
 
+/* Receives the fuzzed datagram at "b". */
 static void
-deliver_from(int to, const struct sockaddr *src, socklen_t src_len,
-             uint8_t *buf, size_t len)
+deliver_to_b(const struct sockaddr *src, socklen_t src_len, uint8_t *buf,
+             size_t len)
 {
-    struct fuzz_node *node = &fz.node[to];
+    const struct wgpair_node *b = &pair.node[1];
     struct wg_device_rx_result r;
     enum wg_device_rx rx;
 
-    rx = wg_device_receive(node->dev, src, src_len, buf, len, &r);
-    check_result(rx, &r, buf, len, node);
+    rx = wg_device_receive(b->dev, src, src_len, buf, len, &r);
+    check_result(b, rx, &r, buf, len);
 }
 
-/* Delivers queued messages between the devices (bounded). */
+/* Widens what each node allows from the other to its /24 and /64, so that
+ * more fuzzed inner sources pass, and caps padding at a 1420-byte MTU. */
 static void
-deliver_queue(void)
+widen_node(int id)
 {
-    for (int budget = 256; fz.n_msgs && budget > 0; budget--) {
-        struct fuzz_msg m = fz.msgs[0];
-        int from = !m.to;
+    const struct wgpair_node *node = &pair.node[id];
+    static const uint8_t v4[4] = { 10, 0, 0, 0 };
+    static const uint8_t v6[16] = { 0xfd };
 
-        fz.n_msgs--;
-        memmove(&fz.msgs[0], &fz.msgs[1], fz.n_msgs * sizeof fz.msgs[0]);
-        deliver_from(m.to, (struct sockaddr *) &fz.node[from].addr,
-                     sizeof fz.node[from].addr, m.data, m.len);
-    }
-    fz.n_msgs = 0;
-}
-
-static void
-node_init(int id)
-{
-    struct fuzz_node *node = &fz.node[id];
-    uint8_t priv[WG_KEY_LEN];
-
-    /* Fixed keys, so that a crash reproduces with the same peers. */
-    memset(priv, 0x41 + id, sizeof priv);
-    priv[0] &= 248;
-    priv[31] = (priv[31] & 127) | 64;
-    node->addr.sin_family = AF_INET;
-    node->addr.sin_addr.s_addr = htonl(0x7f000001 + id);
-    node->addr.sin_port = htons(51820 + id);
-    node->dev = wg_device_create(&fuzz_hooks, node);
-    fuzz_check(!wg_device_set_private_key(node->dev, priv), "private key");
     wg_device_set_mtu(node->dev, 1420);
-}
-
-static void
-node_add_peer(int id)
-{
-    struct fuzz_node *node = &fz.node[id];
-    const struct fuzz_node *other = &fz.node[!id];
-    uint8_t pub[WG_KEY_LEN], v4[4] = { 10, 0, 0, 1 + !id };
-    uint8_t v6[16] = { 0xfd };
-
-    v6[15] = 1 + !id;
-    fuzz_check(wg_device_get_public_key(other->dev, pub), "public key");
-    fuzz_check(!wg_device_peer_add(node->dev, pub, &node->peer), "peer");
-    wg_device_peer_set_endpoint(node->dev, node->peer,
-                                (const struct sockaddr *) &other->addr,
-                                sizeof other->addr);
     wg_device_peer_allowed_ip_add(node->dev, node->peer, AF_INET, v4, 24);
     wg_device_peer_allowed_ip_add(node->dev, node->peer, AF_INET6, v6, 64);
-}
-
-static void
-run_timers(void)
-{
-    wg_device_run(fz.node[0].dev);
-    wg_device_run(fz.node[1].dev);
-    deliver_queue();
 }
 
 /* (Re)establishes the session between the devices if it lapsed. */
 static void
 ensure_session(void)
 {
+    const struct wgpair_node *a = &pair.node[0], *b = &pair.node[1];
+
     for (int tries = 0; tries < 4; tries++) {
-        if (wg_device_peer_has_session(fz.node[0].dev, fz.node[0].peer)
-            && wg_device_peer_has_session(fz.node[1].dev,
-                                          fz.node[1].peer)) {
+        if (wg_device_peer_has_session(a->dev, a->peer)
+            && wg_device_peer_has_session(b->dev, b->peer)) {
             return;
         }
-        fz.now_ms += WG_REKEY_TIMEOUT_MS;
-        wg_device_peer_initiate(fz.node[0].dev, fz.node[0].peer);
-        deliver_queue();
-        run_timers();
+        pair.now_ms += WG_REKEY_TIMEOUT_MS;
+        wg_device_peer_initiate(a->dev, a->peer);
+        wgpair_deliver(&pair);
+        wgpair_advance(&pair, 0);
     }
     fuzz_check(false, "session re-established");
 }
@@ -248,12 +149,10 @@ fuzz_init(void)
 
     if (!done) {
         done = true;
-        wg_crypto_init();
-        fz.now_ms = 1000000;
-        node_init(0);
-        node_init(1);
-        node_add_peer(0);
-        node_add_peer(1);
+        wgpair_init(&pair, NULL, NULL);
+        pair.rx_check = check_result;
+        widen_node(0);
+        widen_node(1);
         ensure_session();
     }
 }
@@ -266,10 +165,10 @@ pick_source(uint8_t ctrl, socklen_t *lenp)
 
     switch (ctrl & 3) {
     case 0:
-        *lenp = sizeof fz.node[0].addr;
-        return (const struct sockaddr *) &fz.node[0].addr;
+        *lenp = sizeof pair.node[0].addr;
+        return (const struct sockaddr *) &pair.node[0].addr;
     case 1:
-        other4 = fz.node[0].addr;
+        other4 = pair.node[0].addr;
         other4.sin_addr.s_addr = htonl(0xc0000201);
         *lenp = sizeof other4;
         return (const struct sockaddr *) &other4;
@@ -283,10 +182,10 @@ pick_source(uint8_t ctrl, socklen_t *lenp)
         return (const struct sockaddr *) &other6;
     default:
         /* Roaming within a's own address: its port changes for good. */
-        fz.node[0].addr.sin_port = htons(ntohs(fz.node[0].addr.sin_port)
-                                         ^ 1);
-        *lenp = sizeof fz.node[0].addr;
-        return (const struct sockaddr *) &fz.node[0].addr;
+        pair.node[0].addr.sin_port
+            = htons(ntohs(pair.node[0].addr.sin_port) ^ 1);
+        *lenp = sizeof pair.node[0].addr;
+        return (const struct sockaddr *) &pair.node[0].addr;
     }
 }
 
@@ -299,8 +198,9 @@ encrypt_by_a(const uint8_t *data, size_t size, uint8_t *buf, size_t room)
 
     size = MIN(size, room - WG_DEVICE_HEADROOM - WG_DEVICE_TAILROOM);
     memcpy(buf + WG_DEVICE_HEADROOM, data, size);
-    n = wg_device_encrypt(fz.node[0].dev, fz.node[0].peer, buf, size, room);
-    deliver_queue();
+    n = wg_device_encrypt(pair.node[0].dev, pair.node[0].peer, buf, size,
+                          room);
+    wgpair_deliver(&pair);
     return n > 0 ? n : 0;
 }
 
@@ -321,21 +221,22 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ctrl = *data++;
     size--;
     if (ctrl & 8 && size) {
-        fz.now_ms += *data++ * 1000LL;
+        pair.now_ms += *data++ * 1000LL;
         size--;
-        run_timers();
+        wgpair_advance(&pair, 0);
     }
     ensure_session();
-    wg_device_set_under_load(fz.node[1].dev, ctrl & 4);
+    wg_device_set_under_load(pair.node[1].dev, ctrl & 4);
     src = pick_source(ctrl, &src_len);
 
     if (ctrl & 16) {
-        uint8_t room[FUZZ_MSG_SIZE];
+        uint8_t room[WGPAIR_MSG_SIZE];
 
         len = encrypt_by_a(data, size, room, sizeof room);
         buf = xmemdup(room, len);
     } else {
-        const struct wg_noise_keypair *kp = fz.node[1].peer->keypairs.current;
+        const struct wg_noise_keypair *kp
+            = pair.node[1].peer->keypairs.current;
 
         len = size;
         buf = xmemdup(data, size);
@@ -346,12 +247,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         if (ctrl & 64 && (len == WG_MSG_INITIATION_LEN
                           || len == WG_MSG_RESPONSE_LEN)) {
-            wg_cookie_add_macs(&fz.node[0].peer->cookie, buf, len,
-                               fz.now_ms);
+            wg_cookie_add_macs(&pair.node[0].peer->cookie, buf, len,
+                               pair.now_ms);
         }
     }
-    deliver_from(1, src, src_len, buf, len);
+    deliver_to_b(src, src_len, buf, len);
     free(buf);
-    deliver_queue();
+    wgpair_deliver(&pair);
     return 0;
 }

@@ -31,33 +31,13 @@
 #define GUARD 64                        /* Bytes around each buffer. */
 #define GUARD_BYTE 0xa5
 
-static uint64_t rng_state;
-
-/* splitmix64: a small deterministic generator, seeded per run. */
-static uint64_t
-rng_next(void)
-{
-    uint64_t z = (rng_state += UINT64_C(0x9e3779b97f4a7c15));
-
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
-}
-
-static void
-fill_random(uint8_t *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        p[i] = rng_next();
-    }
-}
-
 /* Checks every whole-buffer function on the 'n' bytes at 'p' against OVS,
  * and pkt_csum_copy() into 'dst_base' + GUARD + 'doff'. */
 static void
 check_one(const uint8_t *p, size_t n, uint8_t *dst_base, size_t doff)
 {
-    uint32_t init = rng_next() & 0x7fffffff;   /* OVS's sum must not wrap. */
+    /* OVS's sum must not wrap. */
+    uint32_t init = wgtest_random() & 0x7fffffff;
     ovs_be16 expect = csum(p, n);
     ovs_be16 expect_init = csum_finish(csum_continue(init, p, n));
     uint32_t partial = pkt_csum_partial(p, n, 0);
@@ -112,11 +92,13 @@ test_all_lengths(uint8_t *src, uint8_t *dst)
 
     for (size_t n = 0; n <= PKT_CSUM_MAX_LEN; n++) {
         /* One alignment walks through 0..7, two more are random. */
-        size_t soffs[3] = { n % 8, rng_next() % 8, rng_next() % 8 };
-        size_t doffs[3] = { (n / 8) % 8, rng_next() % 8, rng_next() % 8 };
+        size_t soffs[3] = { n % 8, wgtest_random() % 8,
+                            wgtest_random() % 8 };
+        size_t doffs[3] = { (n / 8) % 8, wgtest_random() % 8,
+                            wgtest_random() % 8 };
 
         for (int i = 0; i < 3; i++) {
-            fill_random(src + soffs[i], n);
+            wgtest_random_fill(src + soffs[i], n);
             check_one(src + soffs[i], n, dst, doffs[i]);
         }
         for (int i = 0; i < ARRAY_SIZE(fills); i++) {
@@ -134,11 +116,12 @@ test_splits(uint8_t *src, uint8_t *dst)
 
     for (int i = 0; i < ARRAY_SIZE(lens); i++) {
         size_t n = lens[i];
-        size_t off = rng_next() % 8;
+        size_t off = wgtest_random() % 8;
 
-        fill_random(src + off, n);
-        for (size_t k = 0; k <= n; k += (n > 200 ? 1 + rng_next() % 97 : 1)) {
-            check_split(src + off, n, k, dst + GUARD + rng_next() % 8);
+        wgtest_random_fill(src + off, n);
+        for (size_t k = 0; k <= n;
+             k += (n > 200 ? 1 + wgtest_random() % 97 : 1)) {
+            check_split(src + off, n, k, dst + GUARD + wgtest_random() % 8);
         }
         check_split(src + off, n, n, dst + GUARD);
     }
@@ -169,7 +152,7 @@ test_pkt_csum_main(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     uint8_t *src = xmalloc(size);
     uint8_t *dst = xmalloc(size);
 
-    rng_state = 20260101;
+    wgtest_random_seed(20260101);
     test_edges();
     test_all_lengths(src, dst);
     test_splits(src, dst);
@@ -223,8 +206,8 @@ test_pkt_csum_bench(int argc, char *argv[])
     uint8_t *dst = xmalloc(65536);
     double per = seconds / (3 * ARRAY_SIZE(sizes));
 
-    rng_state = 1;
-    fill_random(buf, 65536);
+    wgtest_random_seed(1);
+    wgtest_random_fill(buf, 65536);
     printf("%8s %14s %14s %8s %16s\n", "bytes", "pkt_csum MB/s",
            "csum() MB/s", "ratio", "pkt_csum_copy");
     for (int i = 0; i < ARRAY_SIZE(sizes); i++) {

@@ -79,7 +79,7 @@ random_flags(void)
         TCP_ACK | TCP_ECE, TCP_ACK | TCP_URG, TCP_ACK | TCP_PSH | TCP_CWR,
     };
 
-    return flags[test_pkt_rng() % ARRAY_SIZE(flags)];
+    return flags[wgtest_random() % ARRAY_SIZE(flags)];
 }
 
 /* Builds a random super-packet for flow number 'id' into 'f'. */
@@ -90,30 +90,30 @@ flow_build(struct flow *f, int id)
     size_t l3, max_payload;
 
     memset(s, 0, sizeof *s);
-    s->ipv6 = test_pkt_rng() & 1;
-    s->tcp_opt_len = (test_pkt_rng() % 11) * 4;
-    s->tos = test_pkt_rng();
-    s->ttl = 1 + test_pkt_rng() % 255;
-    s->frag = !s->ipv6 && test_pkt_rng() & 1 ? IP_DONT_FRAGMENT : 0;
-    s->flow_label = test_pkt_rng() & 0xfffff;
-    s->ip_id = test_pkt_rng();
+    s->ipv6 = wgtest_random() & 1;
+    s->tcp_opt_len = (wgtest_random() % 11) * 4;
+    s->tos = wgtest_random();
+    s->ttl = 1 + wgtest_random() % 255;
+    s->frag = !s->ipv6 && wgtest_random() & 1 ? IP_DONT_FRAGMENT : 0;
+    s->flow_label = wgtest_random() & 0xfffff;
+    s->ip_id = wgtest_random();
     s->sport = 1000 + id;
-    s->dport = test_pkt_rng();
-    s->seq = test_pkt_rng();
-    s->ack = test_pkt_rng();
-    s->win = test_pkt_rng();
+    s->dport = wgtest_random();
+    s->seq = wgtest_random();
+    s->ack = wgtest_random();
+    s->win = wgtest_random();
     s->flags = random_flags();
-    s->urg = s->flags & TCP_URG ? test_pkt_rng() % 20000 : 0;
-    s->opt_seed = test_pkt_rng();
-    s->payload_seed = test_pkt_rng();
-    s->pad = test_pkt_rng() % 16;
+    s->urg = s->flags & TCP_URG ? wgtest_random() % 20000 : 0;
+    s->opt_seed = wgtest_random();
+    s->payload_seed = wgtest_random();
+    s->pad = wgtest_random() % 16;
 
     l3 = s->ipv6 ? IPV6_HEADER_LEN : IP_HEADER_LEN;
     f->hdr_len = l3 + TCP_HEADER_LEN + s->tcp_opt_len;
     max_payload = (s->ipv6 ? 65535 + l3 : 65535) - f->hdr_len;
-    s->payload_len = (test_pkt_rng() & 1
-                      ? max_payload - test_pkt_rng() % 64
-                      : test_pkt_rng() % 5000);
+    s->payload_len = (wgtest_random() & 1
+                      ? max_payload - wgtest_random() % 64
+                      : wgtest_random() % 5000);
     f->orig = xmalloc(BIG_ROOM);
     f->len = test_pkt_build(s, f->orig, BIG_ROOM);
 }
@@ -127,9 +127,9 @@ flow_segment(struct flow *f)
     size_t min_mss = MAX(1, DIV_ROUND_UP(payload, MAX_SEGS));
     struct pkt_gso_params params;
 
-    f->mss = (test_pkt_rng() % 3
-              ? mss_choices[test_pkt_rng() % ARRAY_SIZE(mss_choices)]
-              : 1 + test_pkt_rng() % 3000);
+    f->mss = (wgtest_random() % 3
+              ? mss_choices[wgtest_random() % ARRAY_SIZE(mss_choices)]
+              : 1 + wgtest_random() % 3000);
     f->mss = MAX(f->mss, min_mss);
     slot_size = HEADROOM + f->hdr_len + f->mss + TAILROOM;
     f->arena = xmalloc(MAX_SEGS * slot_size);
@@ -220,7 +220,7 @@ roundtrip(int n_flows)
     }
     /* Interleave the flows at random, each in its own order. */
     while (n < total) {
-        int i = n_flows > 1 ? test_pkt_rng() & 1 : 0;
+        int i = n_flows > 1 ? wgtest_random() & 1 : 0;
         struct pkt_gso_slot *slot;
 
         if (next[i] == flows[i].n_segs) {
@@ -254,7 +254,7 @@ test_pkt_roundtrip_main(int argc, char *argv[])
 {
     int iterations = argc > 1 ? atoi(argv[1]) : 400;
 
-    test_pkt_rng_seed(0x5eed);
+    wgtest_random_seed(0x5eed);
     for (int i = 0; i < iterations; i++) {
         roundtrip(1 + i % 2);
     }

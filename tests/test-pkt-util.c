@@ -25,25 +25,6 @@
 #include "packets.h"
 #include "util.h"
 
-static uint64_t rng_state;
-
-void
-test_pkt_rng_seed(uint64_t seed)
-{
-    rng_state = seed;
-}
-
-/* splitmix64. */
-uint64_t
-test_pkt_rng(void)
-{
-    uint64_t z = (rng_state += UINT64_C(0x9e3779b97f4a7c15));
-
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
-}
-
 uint16_t
 test_pkt_get16(const uint8_t *p)
 {

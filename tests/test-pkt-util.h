@@ -73,8 +73,4 @@ uint32_t test_pkt_get32(const uint8_t *p);
 void test_pkt_put16(uint8_t *p, uint16_t x);
 void test_pkt_put32(uint8_t *p, uint32_t x);
 
-/* A small deterministic random generator. */
-void test_pkt_rng_seed(uint64_t seed);
-uint64_t test_pkt_rng(void);
-
 #endif /* test-pkt-util.h */

@@ -474,16 +474,6 @@ struct ref_table {
     size_t n;
 };
 
-static uint64_t
-rand_next(uint64_t *state)
-{
-    uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
-
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
-}
-
 static unsigned int
 ref_bit(const uint8_t *addr, unsigned int i)
 {
@@ -565,14 +555,13 @@ ref_compare(const void *a_, const void *b_)
 
 /* Random prefixes cluster around a few bases so they overlap a lot. */
 struct rand_ctx {
-    uint64_t seed;
     uint8_t bases[2][8][16];
 };
 
 static int
-rand_family(struct rand_ctx *ctx)
+rand_family(void)
 {
-    return rand_next(&ctx->seed) & 1 ? AF_INET : AF_INET6;
+    return wgtest_random() & 1 ? AF_INET : AF_INET6;
 }
 
 /* Fills 'addr' (16 bytes, trailing bytes zero for IPv4) near a base. */
@@ -580,22 +569,22 @@ static void
 rand_addr(struct rand_ctx *ctx, int family, uint8_t *addr)
 {
     unsigned int bits = family == AF_INET ? 32 : 128;
-    uint64_t x = rand_next(&ctx->seed);
+    uint64_t x = wgtest_random();
     unsigned int keep = x % (bits + 1);
 
     memcpy(addr, ctx->bases[family == AF_INET][(x >> 8) % 8], 16);
     for (unsigned int i = keep; i < bits; i++) {
-        if (rand_next(&ctx->seed) & 1) {
+        if (wgtest_random() & 1) {
             addr[i / 8] ^= 0x80 >> (i % 8);
         }
     }
 }
 
 static unsigned int
-rand_plen(struct rand_ctx *ctx, int family)
+rand_plen(int family)
 {
     unsigned int bits = family == AF_INET ? 32 : 128;
-    uint64_t x = rand_next(&ctx->seed);
+    uint64_t x = wgtest_random();
 
     /* Mostly long prefixes, so that lookups also miss; a few short ones. */
     return x % 8 ? bits - (x >> 3) % (bits / 2 + 1) : (x >> 3) % (bits + 1);
@@ -605,9 +594,9 @@ static void
 random_insert(struct wg_allowedips *t, struct ref_table *r,
               struct rand_ctx *ctx)
 {
-    int family = rand_family(ctx);
-    unsigned int plen = rand_plen(ctx, family);
-    int peer = rand_next(&ctx->seed) % 16;
+    int family = rand_family();
+    unsigned int plen = rand_plen(family);
+    int peer = wgtest_random() % 16;
     uint8_t addr[16], key[16];
     struct ref_entry *e;
 
@@ -628,8 +617,7 @@ random_insert(struct wg_allowedips *t, struct ref_table *r,
 /* Removes an existing prefix (spelled with random host bits), after trying
  * it with the wrong peer. */
 static void
-random_remove(struct wg_allowedips *t, struct ref_table *r,
-              struct rand_ctx *ctx)
+random_remove(struct wg_allowedips *t, struct ref_table *r)
 {
     struct ref_entry *e;
     uint8_t addr[16];
@@ -637,10 +625,10 @@ random_remove(struct wg_allowedips *t, struct ref_table *r,
     if (!r->n) {
         return;
     }
-    e = &r->e[rand_next(&ctx->seed) % r->n];
+    e = &r->e[wgtest_random() % r->n];
     memcpy(addr, e->addr, 16);
     for (unsigned int i = e->plen; i < 128; i++) {
-        addr[i / 8] |= (rand_next(&ctx->seed) & 1) << (7 - i % 8);
+        addr[i / 8] |= (wgtest_random() & 1) << (7 - i % 8);
     }
     WGTEST_CHECK(wg_allowedips_remove(t, e->family, addr, e->plen,
                                       P(e->peer + 16)) == ENOENT);
@@ -669,7 +657,7 @@ random_lookups(const struct wg_allowedips *t, const struct ref_table *r,
                struct rand_ctx *ctx, int n)
 {
     for (int i = 0; i < n; i++) {
-        int family = rand_family(ctx);
+        int family = rand_family();
         uint8_t addr[16];
         void *got;
         int want;
@@ -723,24 +711,22 @@ random_walks(const struct wg_allowedips *t, const struct ref_table *r)
 static void
 test_allowedips_random(int argc, char *argv[])
 {
-    struct rand_ctx ctx = { .seed = argc > 1 ? strtoull(argv[1], NULL, 0)
-                                              : 42 };
+    struct rand_ctx ctx;
     enum { N_OPS = 16000 };
     struct ref_table r = { .e = xmalloc(N_OPS * sizeof *r.e), .n = 0 };
     struct wg_allowedips *t = wg_allowedips_create();
 
-    for (size_t i = 0; i < sizeof ctx.bases; i++) {
-        ((uint8_t *) ctx.bases)[i] = rand_next(&ctx.seed);
-    }
+    wgtest_random_seed(argc > 1 ? strtoull(argv[1], NULL, 0) : 42);
+    wgtest_random_fill(ctx.bases, sizeof ctx.bases);
     for (int i = 0; i < N_OPS; i++) {
-        uint64_t op = rand_next(&ctx.seed) % 1000;
+        uint64_t op = wgtest_random() % 1000;
 
         if (op < 800) {
             random_insert(t, &r, &ctx);
         } else if (op < 997) {
-            random_remove(t, &r, &ctx);
+            random_remove(t, &r);
         } else {
-            random_remove_peer(t, &r, rand_next(&ctx.seed) % 16);
+            random_remove_peer(t, &r, wgtest_random() % 16);
         }
         WGTEST_CHECK(wg_allowedips_count(t) == r.n);
         WGTEST_CHECK(wg_allowedips_n_nodes(t) <= 2 * r.n);

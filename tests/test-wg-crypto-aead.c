@@ -32,16 +32,6 @@
  * libsodium's own RFC 8439 implementation serves as a second reference for
  * WireGuard's counter nonce. */
 
-/* Checks that 'len' bytes at 'got' equal the hex string 'hex'. */
-static void
-check_hex(const uint8_t *got, size_t len, const char *hex)
-{
-    uint8_t want[512];
-
-    WGTEST_CHECK(wgtest_unhex(hex, want, sizeof want) == len);
-    WGTEST_CHECK_MEM(got, want, len);
-}
-
 static void
 init(void)
 {
@@ -120,7 +110,7 @@ test_aead_rfc8439_282(void)
     WGTEST_CHECK(wg_aead_seal_nonce(k, nonce, sealed,
                                     (const uint8_t *) sunscreen, len,
                                     ad, sizeof ad));
-    check_hex(sealed, len + WG_AEAD_TAG_LEN, expected);
+    WGTEST_CHECK_HEX(sealed, len + WG_AEAD_TAG_LEN, expected);
     WGTEST_CHECK(wg_aead_open_nonce(k, nonce, opened, sealed,
                                     len + WG_AEAD_TAG_LEN, ad, sizeof ad));
     WGTEST_CHECK_MEM(opened, sunscreen, len);
@@ -269,7 +259,7 @@ test_xaead(void)
 
     wg_crypto_xaead_seal(sealed, (const uint8_t *) sunscreen, len,
                          ad, sizeof ad, nonce, key);
-    check_hex(sealed, len + WG_AEAD_TAG_LEN, expected);
+    WGTEST_CHECK_HEX(sealed, len + WG_AEAD_TAG_LEN, expected);
     WGTEST_CHECK(wg_crypto_xaead_open(buf, sealed, len + 16, ad, sizeof ad,
                                       nonce, key));
     WGTEST_CHECK_MEM(buf, sunscreen, len);

@@ -40,22 +40,6 @@ fill(uint8_t *buf, size_t len, uint8_t seed)
     }
 }
 
-static size_t
-unhex(const char *hex, uint8_t *out, size_t out_size)
-{
-    return wgtest_unhex(hex, out, out_size);
-}
-
-/* Checks that 'len' bytes at 'got' equal the hex string 'hex'. */
-static void
-check_hex(const uint8_t *got, size_t len, const char *hex)
-{
-    uint8_t want[2048];
-
-    WGTEST_CHECK(unhex(hex, want, sizeof want) == len);
-    WGTEST_CHECK_MEM(got, want, len);
-}
-
 static void
 init(void)
 {
@@ -111,8 +95,8 @@ test_blake2s_selftest(void)
     uint8_t in[1024], key[32], grand[WG_HASH_LEN];
     size_t n_short = 0, n = 0;
 
-    WGTEST_CHECK(unhex(rfc7693_unkeyed_short, short_mds, sizeof short_mds)
-                 == sizeof short_mds);
+    WGTEST_CHECK(wgtest_unhex(rfc7693_unkeyed_short, short_mds,
+                              sizeof short_mds) == sizeof short_mds);
     for (size_t i = 0; i < ARRAY_SIZE(md_lens); i++) {
         size_t md_len = md_lens[i];
 
@@ -136,9 +120,9 @@ test_blake2s_selftest(void)
     }
     WGTEST_CHECK(n == sizeof stream && n_short == sizeof short_mds);
     wg_crypto_hash(grand, stream, n, NULL, 0);
-    check_hex(grand, sizeof grand,
-              "6a411f08ce25adcdfb02aba641451cec"
-              "53c598b24f4fc787fbdc88797f4c1dfe");
+    WGTEST_CHECK_HEX(grand, sizeof grand,
+                     "6a411f08ce25adcdfb02aba641451cec"
+                     "53c598b24f4fc787fbdc88797f4c1dfe");
 }
 
 /* RFC 7693 Appendix B, the empty string, the a || b split, and the Noise
@@ -152,14 +136,14 @@ test_blake2s_basic(void)
     uint8_t buf[300];
 
     wg_crypto_hash(md, "abc", 3, NULL, 0);
-    check_hex(md, sizeof md, "508c5e8c327c14e2e1a72ba34eeb452f"
-                             "37458b209ed63a294d999b4c86675982");
+    WGTEST_CHECK_HEX(md, sizeof md, "508c5e8c327c14e2e1a72ba34eeb452f"
+                                    "37458b209ed63a294d999b4c86675982");
     wg_crypto_hash(md, "a", 1, "bc", 2);
-    check_hex(md, sizeof md, "508c5e8c327c14e2e1a72ba34eeb452f"
-                             "37458b209ed63a294d999b4c86675982");
+    WGTEST_CHECK_HEX(md, sizeof md, "508c5e8c327c14e2e1a72ba34eeb452f"
+                                    "37458b209ed63a294d999b4c86675982");
     wg_crypto_hash(md, NULL, 0, NULL, 0);
-    check_hex(md, sizeof md, "69217a3079908094e11121d042354a7c"
-                             "1f55b6482ca1a51e1b250dfd1ed0eef9");
+    WGTEST_CHECK_HEX(md, sizeof md, "69217a3079908094e11121d042354a7c"
+                                    "1f55b6482ca1a51e1b250dfd1ed0eef9");
 
     /* Every split point of one input gives the same digest. */
     fill(buf, sizeof buf, 7);
@@ -171,11 +155,11 @@ test_blake2s_basic(void)
 
     /* Noise: h = HASH(construction); then h = HASH(h || identifier). */
     wg_crypto_hash(md, construction, strlen(construction), NULL, 0);
-    check_hex(md, sizeof md, "60e26daef327efc02ec335e2a025d2d0"
-                             "16eb4206f87277f52d38d1988b78cd36");
+    WGTEST_CHECK_HEX(md, sizeof md, "60e26daef327efc02ec335e2a025d2d0"
+                                    "16eb4206f87277f52d38d1988b78cd36");
     wg_crypto_hash(md2, md, sizeof md, identifier, strlen(identifier));
-    check_hex(md2, sizeof md2, "2211b361081ac566691243db458ad532"
-                               "2d9c6c662293e8b70ee19c65ba079ef3");
+    WGTEST_CHECK_HEX(md2, sizeof md2, "2211b361081ac566691243db458ad532"
+                                      "2d9c6c662293e8b70ee19c65ba079ef3");
 
     /* In place, as Noise's MixHash does it. */
     wg_crypto_hash(md, md, sizeof md, identifier, strlen(identifier));
@@ -215,7 +199,7 @@ test_blake2s_keyed(void)
         memset(md, 0xaa, sizeof md);
         wg_crypto_keyed_hash(md, c->out_len, key, c->key_len,
                              data, c->data_len);
-        check_hex(md, c->out_len, c->md);
+        WGTEST_CHECK_HEX(md, c->out_len, c->md);
         /* Nothing written past out_len. */
         for (size_t j = c->out_len; j < sizeof md; j++) {
             WGTEST_CHECK(md[j] == 0xaa);
@@ -309,7 +293,7 @@ test_hmac_vectors(void)
         fill(key, c->key_len, 0x33);
         fill(data, c->data_len, 0x44);
         wg_crypto_hmac(mac, key, c->key_len, data, c->data_len);
-        check_hex(mac, sizeof mac, c->mac);
+        WGTEST_CHECK_HEX(mac, sizeof mac, c->mac);
         ref_hmac(ref, key, c->key_len, data, c->data_len);
         WGTEST_CHECK_MEM(mac, ref, sizeof mac);
     }
@@ -384,9 +368,9 @@ test_kdf_vectors(void)
         fill(key, sizeof key, 0x55);
         fill(input, c->input_len, 0x66);
         wg_crypto_kdf(t1, t2, t3, key, input, c->input_len);
-        check_hex(t1, sizeof t1, c->t1);
-        check_hex(t2, sizeof t2, c->t2);
-        check_hex(t3, sizeof t3, c->t3);
+        WGTEST_CHECK_HEX(t1, sizeof t1, c->t1);
+        WGTEST_CHECK_HEX(t2, sizeof t2, c->t2);
+        WGTEST_CHECK_HEX(t3, sizeof t3, c->t3);
         ref_kdf(ref, key, input, c->input_len);
         WGTEST_CHECK_MEM(t1, ref[0], sizeof t1);
         WGTEST_CHECK_MEM(t2, ref[1], sizeof t2);
@@ -396,11 +380,11 @@ test_kdf_vectors(void)
         memset(t1, 0xaa, sizeof t1);
         memset(t3, 0xaa, sizeof t3);
         wg_crypto_kdf(t1, NULL, NULL, key, input, c->input_len);
-        check_hex(t1, sizeof t1, c->t1);
+        WGTEST_CHECK_HEX(t1, sizeof t1, c->t1);
         wg_crypto_kdf(NULL, t2, NULL, key, input, c->input_len);
-        check_hex(t2, sizeof t2, c->t2);
+        WGTEST_CHECK_HEX(t2, sizeof t2, c->t2);
         wg_crypto_kdf(NULL, NULL, t3, key, input, c->input_len);
-        check_hex(t3, sizeof t3, c->t3);
+        WGTEST_CHECK_HEX(t3, sizeof t3, c->t3);
     }
     wg_crypto_kdf(NULL, NULL, NULL, key, input, 0);     /* No-op. */
 
@@ -408,8 +392,8 @@ test_kdf_vectors(void)
     fill(key, sizeof key, 0x55);
     fill(input, 32, 0x66);
     wg_crypto_kdf(key, t2, NULL, key, input, 32);
-    check_hex(key, sizeof key, kdf_cases[2].t1);
-    check_hex(t2, sizeof t2, kdf_cases[2].t2);
+    WGTEST_CHECK_HEX(key, sizeof key, kdf_cases[2].t1);
+    WGTEST_CHECK_HEX(t2, sizeof t2, kdf_cases[2].t2);
 }
 
 static void
@@ -456,10 +440,10 @@ test_x25519_rfc7748(void)
     uint8_t k[WG_KEY_LEN], u[WG_KEY_LEN], out[WG_KEY_LEN];
 
     for (size_t i = 0; i < ARRAY_SIZE(x25519_cases); i++) {
-        unhex(x25519_cases[i].scalar, k, sizeof k);
-        unhex(x25519_cases[i].u, u, sizeof u);
+        wgtest_unhex(x25519_cases[i].scalar, k, sizeof k);
+        wgtest_unhex(x25519_cases[i].u, u, sizeof u);
         WGTEST_CHECK(wg_crypto_dh(out, k, u));
-        check_hex(out, sizeof out, x25519_cases[i].out);
+        WGTEST_CHECK_HEX(out, sizeof out, x25519_cases[i].out);
     }
 
     /* Iterated: k = u = 9; then k, u = X25519(k, u), k. */
@@ -471,12 +455,13 @@ test_x25519_rfc7748(void)
         memcpy(u, k, sizeof u);
         memcpy(k, out, sizeof k);
         if (i == 1) {
-            check_hex(k, sizeof k, "422c8e7a6227d7bca1350b3e2bb7279f"
-                                   "7897b87bb6854b783c60e80311ae3079");
+            WGTEST_CHECK_HEX(k, sizeof k,
+                             "422c8e7a6227d7bca1350b3e2bb7279f"
+                             "7897b87bb6854b783c60e80311ae3079");
         }
     }
-    check_hex(k, sizeof k, "684cf59ba83309552800ef566f2f4d3c"
-                           "1c3887c49360e3875f2eb94d99532c51");
+    WGTEST_CHECK_HEX(k, sizeof k, "684cf59ba83309552800ef566f2f4d3c"
+                                  "1c3887c49360e3875f2eb94d99532c51");
 }
 
 /* RFC 7748 section 6.1. */
@@ -489,14 +474,14 @@ test_x25519_alice_bob(void)
     const char *shared = "4a5d9d5ba4ce2de1728e3bf480350f25"
                          "e07e21c947d19e3376f09b3c1e161742";
 
-    unhex("77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a",
-          a_priv, sizeof a_priv);
-    unhex("8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a",
-          a_pub, sizeof a_pub);
-    unhex("5dab087e624a8a4b79e17f8b83800ee66f3bb1292618b6fd1c2f8b27ff88e0eb",
-          b_priv, sizeof b_priv);
-    unhex("de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f",
-          b_pub, sizeof b_pub);
+    wgtest_unhex("77076d0a7318a57d3c16c17251b26645"
+                 "df4c2f87ebc0992ab177fba51db92c2a", a_priv, sizeof a_priv);
+    wgtest_unhex("8520f0098930a754748b7ddcb43ef75a"
+                 "0dbf3a0d26381af4eba4a98eaa9b4e6a", a_pub, sizeof a_pub);
+    wgtest_unhex("5dab087e624a8a4b79e17f8b83800ee6"
+                 "6f3bb1292618b6fd1c2f8b27ff88e0eb", b_priv, sizeof b_priv);
+    wgtest_unhex("de9edb7d7b7dc1b4d35b61c2ece43537"
+                 "3f8343c85b78674dadfc7e146f882b4f", b_pub, sizeof b_pub);
 
     WGTEST_CHECK(wg_crypto_public_key(pub, a_priv));
     WGTEST_CHECK_MEM(pub, a_pub, sizeof pub);
@@ -504,8 +489,8 @@ test_x25519_alice_bob(void)
     WGTEST_CHECK_MEM(pub, b_pub, sizeof pub);
     WGTEST_CHECK(wg_crypto_dh(s1, a_priv, b_pub));
     WGTEST_CHECK(wg_crypto_dh(s2, b_priv, a_pub));
-    check_hex(s1, sizeof s1, shared);
-    check_hex(s2, sizeof s2, shared);
+    WGTEST_CHECK_HEX(s1, sizeof s1, shared);
+    WGTEST_CHECK_HEX(s2, sizeof s2, shared);
 }
 
 static void
@@ -516,7 +501,7 @@ test_x25519_low_order(void)
     for (int round = 0; round < 4; round++) {
         wg_crypto_generate_private_key(priv);
         for (size_t i = 0; i < ARRAY_SIZE(low_order_points); i++) {
-            unhex(low_order_points[i], pub, sizeof pub);
+            wgtest_unhex(low_order_points[i], pub, sizeof pub);
             memset(out, 0xaa, sizeof out);
             WGTEST_CHECK(!wg_crypto_dh(out, priv, pub));
             WGTEST_CHECK(wg_crypto_is_zero(out, sizeof out));

@@ -389,19 +389,6 @@ WGTEST_REGISTER("l2-frag", test_l2_frag);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 void fuzz_wg_l2_reset(void);
 
-static uint64_t rng_state;
-
-/* splitmix64. */
-static uint64_t
-rng(void)
-{
-    uint64_t z = (rng_state += UINT64_C(0x9e3779b97f4a7c15));
-
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
-}
-
 /* A valid frame of a random kind at 'p', addressed among a few guests,
  * the port, own and routable addresses. */
 static size_t
@@ -416,29 +403,31 @@ random_template(uint8_t *p)
         "fe80::ff:fe00:1", "ff02::1:ff00:9",
     };
     const struct eth_addr macs[] = { port_mac, mac_a, mac_b, mac_bcast };
-    struct eth_addr dst = macs[rng() % 4], src = macs[1 + rng() % 2];
-    const char *s4 = v4[rng() % 7], *d4 = v4[rng() % 7];
-    const char *s6 = v6[rng() % 7], *d6 = v6[rng() % 7];
+    struct eth_addr dst = macs[wgtest_random() % 4];
+    struct eth_addr src = macs[1 + wgtest_random() % 2];
+    const char *s4 = v4[wgtest_random() % 7], *d4 = v4[wgtest_random() % 7];
+    const char *s6 = v6[wgtest_random() % 7], *d6 = v6[wgtest_random() % 7];
     uint8_t *l3;
 
-    switch (rng() % 6) {
+    switch (wgtest_random() % 6) {
     case 0:
-        return l2t_arp(p, dst, src, 1 + rng() % 3, s4, d4);
+        return l2t_arp(p, dst, src, 1 + wgtest_random() % 3, s4, d4);
     case 1:
-        return l2t_nd(p, dst, src, s6, d6, 133 + rng() % 5, v6[rng() % 7],
-                      rng() % 2 ? &src : NULL, 255);
+        return l2t_nd(p, dst, src, s6, d6, 133 + wgtest_random() % 5,
+                      v6[wgtest_random() % 7],
+                      wgtest_random() % 2 ? &src : NULL, 255);
     case 2:
         l3 = l2t_put_eth(p, dst, src, ETH_TYPE_IP);
-        return ETH_HEADER_LEN + l2t_ip4_pkt(l3, s4, d4, 20 + rng() % 1600);
+        return ETH_HEADER_LEN + l2t_ip4_pkt(l3, s4, d4,
+                                            20 + wgtest_random() % 1600);
     case 3:
         l3 = l2t_put_eth(p, dst, src, ETH_TYPE_IPV6);
-        return ETH_HEADER_LEN + l2t_ip6_pkt(l3, s6, d6, 58 - rng() % 2 * 41,
-                                            64, rng() % 1600);
+        return ETH_HEADER_LEN + l2t_ip6_pkt(l3, s6, d6,
+                                            58 - wgtest_random() % 2 * 41,
+                                            64, wgtest_random() % 1600);
     default:
-        for (size_t i = 0; i < 64; i++) {
-            p[i] = rng();
-        }
-        return rng() % 64;
+        wgtest_random_fill(p, 64);
+        return wgtest_random() % 64;
     }
 }
 
@@ -452,21 +441,19 @@ test_l2_fuzz(int argc, char *argv[])
 
     fprintf(stderr, "l2-fuzz: seed %"PRIu64", %ld iterations\n", seed,
             iterations);
-    rng_state = seed;
+    wgtest_random_seed(seed);
     for (long i = 0; i < iterations; i++) {
         size_t len = random_template(f.b);
-        int flips = rng() % 8;
+        int flips = wgtest_random() % 8;
 
         memcpy(buf + 5, f.b, len);
-        for (int j = 0; j < 5; j++) {
-            buf[j] = rng();
-        }
+        wgtest_random_fill(buf, 5);
         buf[1] &= 0x0f;                         /* At most ~4.5 min. */
         for (int j = 0; j < flips && len; j++) {
-            buf[5 + rng() % len] = rng();
+            buf[5 + wgtest_random() % len] = wgtest_random();
         }
-        if (rng() % 4 == 0) {
-            len = rng() % (len + 1);            /* Truncate. */
+        if (wgtest_random() % 4 == 0) {
+            len = wgtest_random() % (len + 1);  /* Truncate. */
         }
         LLVMFuzzerTestOneInput(buf, 5 + len);
     }

@@ -43,6 +43,7 @@ pair_wall(void *node_, struct timespec *ts)
     ts->tv_nsec = (now % 1000) * 1000000;
 }
 
+/* Returns the node whose UDP address is 'dst', or -1. */
 static int
 node_at(const struct wgpair *p, const struct sockaddr *dst)
 {
@@ -67,7 +68,9 @@ pair_send(void *node_, const struct sockaddr *dst, socklen_t dst_len,
     struct wgpair_msg *m;
     uint8_t type = *(const uint8_t *) data;
 
-    WGTEST_CHECK(dst_len == sizeof(struct sockaddr_in));
+    WGTEST_CHECK(dst_len == (dst->sa_family == AF_INET6
+                             ? sizeof(struct sockaddr_in6)
+                             : sizeof(struct sockaddr_in)));
     WGTEST_CHECK(len <= WGPAIR_MSG_SIZE && len >= 4);
     WGTEST_CHECK(type >= WG_MSG_INITIATION && type <= WG_MSG_DATA);
     node->sent[type]++;
@@ -144,7 +147,9 @@ node_init(struct wgpair *p, int id)
     node->addr.sin_family = AF_INET;
     node->addr.sin_port = htons(51820 + id);
     node->addr.sin_addr.s_addr = htonl(0x7f000001 + id);
-    wg_crypto_generate_private_key(node->priv);
+    memset(node->priv, 0x41 + id, sizeof node->priv);
+    node->priv[0] &= 248;                       /* Curve25519 clamping. */
+    node->priv[31] = (node->priv[31] & 127) | 64;
     WGTEST_CHECK(wg_crypto_public_key(node->pub, node->priv));
     node->dev = wg_device_create(&pair_hooks, node);
     WGTEST_CHECK(!wg_device_set_private_key(node->dev, node->priv));
@@ -289,6 +294,9 @@ wgpair_inject(struct wgpair *p, const struct wgpair_msg *m_)
                            sizeof m.src, m.data, m.len, &r);
     WGTEST_CHECK(rx < WG_DEVICE_N_RX);
     node->rx[rx]++;
+    if (p->rx_check) {
+        p->rx_check(node, rx, &r, m.data, m.len);
+    }
     if (rx == WG_DEVICE_RX_DATA) {
         WGTEST_CHECK(r.peer == node->peer);
         WGTEST_CHECK(r.inner == m.data + WG_MSG_DATA_HEADER_LEN);
@@ -311,7 +319,8 @@ wgpair_deliver_one(struct wgpair *p, size_t index)
 void
 wgpair_deliver(struct wgpair *p)
 {
-    while (!p->hold && p->n_msgs) {
+    for (int n = 0; !p->hold && p->n_msgs; n++) {
+        WGTEST_CHECK(n < WGPAIR_MAX_DELIVERIES);
         wgpair_deliver_one(p, 0);
     }
 }

@@ -17,10 +17,16 @@
 #ifndef TEST_WG_PAIR_H
 #define TEST_WG_PAIR_H 1
 
-/* Test harness: two in-memory WireGuard devices, "a" (0) and "b" (1), that
- * are peers of each other, wired by their 'send' hooks through a message
- * queue, with a shared fake clock.  Each node has inner addresses
- * 10.0.0.(id+1) and fd00::(id+1) and allows the other's. */
+/* Test harness shared by the unit tests and tests/fuzz-wg-device.c: two
+ * in-memory WireGuard devices, "a" (0) and "b" (1), that are peers of each
+ * other, wired by their 'send' hooks through a message queue, with a
+ * shared fake clock.  Each node has fixed keys (so that a failure
+ * reproduces with the same peers), UDP address 127.0.0.(id+1):51820+id,
+ * inner addresses 10.0.0.(id+1) and fd00::(id+1), and allows the other's.
+ * A message sent to an address that is neither node's is queued with
+ * 'to' -1 and dropped on delivery.  Every receive's outcome is checked
+ * (and handed to the optional 'rx_check' hook); a failed check ends the
+ * process through wgtest_fail(). */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -31,6 +37,7 @@
 #define WGPAIR_MAX_MSGS 256
 #define WGPAIR_MSG_SIZE 2048
 #define WGPAIR_MAX_PENDING 16
+#define WGPAIR_MAX_DELIVERIES (4 * WGPAIR_MAX_MSGS) /* Per wgpair_deliver(). */
 
 struct wgpair_msg {
     int from;                           /* Node index. */
@@ -67,12 +74,19 @@ struct wgpair_node {
     size_t last_inner_len;
 };
 
+/* Extra checks on one receive at 'node' of the 'len' bytes at 'msg'. */
+typedef void wgpair_rx_check_func(const struct wgpair_node *node,
+                                  enum wg_device_rx rx,
+                                  const struct wg_device_rx_result *r,
+                                  const uint8_t *msg, size_t len);
+
 struct wgpair {
     long long int now_ms;
     struct wgpair_node node[2];
     size_t n_msgs;
     struct wgpair_msg msgs[WGPAIR_MAX_MSGS];
     bool hold;                          /* Do not deliver automatically. */
+    wgpair_rx_check_func *rx_check;     /* Optional, see above. */
 };
 
 /* Sets up two connected nodes with the given PSKs (NULL: none). */
@@ -95,7 +109,8 @@ int wgpair_send(struct wgpair *p, int from, const uint8_t *pkt, size_t len);
 int wgpair_send_ip(struct wgpair *p, int from, size_t len);
 
 /* Delivers queued messages (and those their processing queues) until the
- * queue is empty, unless 'hold' is set. */
+ * queue is empty, unless 'hold' is set.  Fails the test if that takes more
+ * than WGPAIR_MAX_DELIVERIES messages (the devices would never stop). */
 void wgpair_deliver(struct wgpair *p);
 
 /* Delivers one queued message, 'index' in the queue, to its node, removing

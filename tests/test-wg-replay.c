@@ -284,16 +284,6 @@ WGTEST_REGISTER("replay-limit", test_replay_limit);
  * never accepted and is at most WIN below the greatest accepted one. */
 #define REF_SPAN (1 << 20)
 
-static uint64_t
-rand_next(uint64_t *state)
-{
-    uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
-
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
-}
-
 static bool
 ref_check(uint8_t *seen, uint64_t *greatest, bool *any, uint64_t c)
 {
@@ -311,8 +301,7 @@ ref_check(uint8_t *seen, uint64_t *greatest, bool *any, uint64_t c)
 static void
 test_replay_random(int argc, char *argv[])
 {
-    uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 0) : 1;
-
+    wgtest_random_seed(argc > 1 ? strtoull(argv[1], NULL, 0) : 1);
     for (int round = 0; round < 20; round++) {
         uint8_t *seen = xzalloc(REF_SPAN);
         uint64_t greatest = 0, c = 0;
@@ -321,7 +310,7 @@ test_replay_random(int argc, char *argv[])
 
         wg_replay_init(&r);
         for (int i = 0; i < 50000; i++) {
-            uint64_t x = rand_next(&seed);
+            uint64_t x = wgtest_random();
             int64_t step = (int64_t) (x % 601) - 300 + (round % 4) * 5;
 
             if (x >> 60 == 0) {

@@ -14,32 +14,16 @@
  * limitations under the License.
  */
 
+/* The checks, hex helpers and random generator that wgtest.h declares,
+ * shared by the "wgtest" unit tests and the libFuzzer targets (so no
+ * main() here: that is tests/wgtest-main.c). */
+
 #include <config.h>
 #include "wgtest.h"
 
 #include <ctype.h>
 
-#define WGTEST_MAX 128
-
-struct wgtest_command {
-    const char *name;
-    wgtest_func func;
-};
-
-static struct wgtest_command commands[WGTEST_MAX];
-static size_t n_commands;
-
-void
-wgtest_register(const char *name, wgtest_func func)
-{
-    if (n_commands >= WGTEST_MAX) {
-        fprintf(stderr, "wgtest: too many tests registered\n");
-        exit(2);
-    }
-    commands[n_commands].name = name;
-    commands[n_commands].func = func;
-    n_commands++;
-}
+#include "util.h"
 
 void
 wgtest_fail(const char *file, int line, const char *what)
@@ -97,28 +81,49 @@ wgtest_unhex(const char *hex, void *out_, size_t out_size)
     return n;
 }
 
-static void
-usage(void)
+bool
+wgtest_hex_equal(const void *got, size_t len, const char *hex)
 {
-    printf("usage: wgtest TEST [ARG...]\navailable tests:\n");
-    for (size_t i = 0; i < n_commands; i++) {
-        printf("  %s\n", commands[i].name);
+    size_t size = strlen(hex) / 2 + 1;
+    unsigned char *want = xmalloc(size);
+    size_t n = wgtest_unhex(hex, want, size);
+    bool equal = n == len && !memcmp(got, want, len);
+
+    if (n != len) {
+        fprintf(stderr, "%zu bytes, expected %zu\n", len, n);
+    } else if (!equal) {
+        wgtest_dump_mismatch(got, want, len);
     }
+    free(want);
+    return equal;
 }
 
-int
-main(int argc, char *argv[])
+/* splitmix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number
+ * generators", OOPSLA 2014). */
+static uint64_t random_state;
+
+void
+wgtest_random_seed(uint64_t seed)
 {
-    if (argc < 2 || !strcmp(argv[1], "--help")) {
-        usage();
-        return argc < 2 ? 2 : 0;
+    random_state = seed;
+}
+
+uint64_t
+wgtest_random(void)
+{
+    uint64_t z = (random_state += UINT64_C(0x9e3779b97f4a7c15));
+
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
+void
+wgtest_random_fill(void *p_, size_t n)
+{
+    uint8_t *p = p_;
+
+    for (size_t i = 0; i < n; i++) {
+        p[i] = wgtest_random();
     }
-    for (size_t i = 0; i < n_commands; i++) {
-        if (!strcmp(commands[i].name, argv[1])) {
-            commands[i].func(argc - 1, argv + 1);
-            return 0;
-        }
-    }
-    fprintf(stderr, "wgtest: unknown test \"%s\" (try --help)\n", argv[1]);
-    return 2;
 }

@@ -31,9 +31,17 @@
  * and a tests/<area>.at file runs them with
  * "AT_CHECK([wgtest replay], [0], [...])".
  * A failed check prints file, line and expression on stderr and exits with
- * status 1, so autotest reports the failure. */
+ * status 1, so autotest reports the failure (and libFuzzer reports a "fuzz
+ * target exited" crash).
+ *
+ * The fixtures every unit test and libFuzzer target share live here: the
+ * checks, hex decoding and comparison, and one seeded random generator.
+ * They are in tests/wgtest.c, which has no main() so that the fuzz targets
+ * link it too; the "wgtest" command's registry and main() are in
+ * tests/wgtest-main.c.  The two-device fixture is tests/test-wg-pair.h. */
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,8 +84,30 @@ void wgtest_dump_mismatch(const void *a, const void *b, size_t len);
         }                                                               \
     } while (0)
 
+/* Fails the test unless the 'LEN' bytes at 'GOT' are those that hex string
+ * 'HEX' spells (the lengths must match too). */
+#define WGTEST_CHECK_HEX(GOT, LEN, HEX)                                 \
+    do {                                                                \
+        if (!wgtest_hex_equal(GOT, LEN, HEX)) {                         \
+            wgtest_fail(__FILE__, __LINE__, #GOT " == " #HEX);          \
+        }                                                               \
+    } while (0)
+
 /* Decodes hex string 'hex' (whitespace ignored) into 'out', which must have
  * room for strlen(hex) / 2 bytes.  Returns the number of bytes written. */
 size_t wgtest_unhex(const char *hex, void *out, size_t out_size);
+
+/* Returns true if the 'len' bytes at 'got' are those 'hex' spells; if not,
+ * prints how they differ on stderr.  Use WGTEST_CHECK_HEX. */
+bool wgtest_hex_equal(const void *got, size_t len, const char *hex);
+
+/* A deterministic pseudo-random generator (splitmix64), one stream per
+ * process: a test seeds it, from its arguments or a constant, so that a
+ * failure reproduces with the same seed.  Not for keys or nonces. */
+void wgtest_random_seed(uint64_t seed);
+uint64_t wgtest_random(void);
+
+/* Fills the 'n' bytes at 'p' from wgtest_random(), one call per byte. */
+void wgtest_random_fill(void *p, size_t n);
 
 #endif /* wgtest.h */
