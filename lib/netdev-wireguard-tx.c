@@ -22,6 +22,7 @@
 #include "openvswitch/vlog.h"
 #include "pkt-csum.h"
 #include "pkt-gso.h"
+#include "pkt-mtu.h"
 #include "timeval.h"
 #include "util.h"
 #include "wg-device.h"
@@ -203,10 +204,10 @@ netdev_wg_send_fragments(struct netdev_wireguard *wg, struct wg_peer *peer,
 {
     size_t room = (wg->tx.slots.slot_size
                    - WG_DEVICE_HEADROOM - WG_DEVICE_TAILROOM);
-    struct wg_l2_frag frag;
+    struct pkt_mtu_frag frag;
     size_t n;
 
-    if (!wg_l2_frag_start(&frag, inner, len, wg->mtu)) {
+    if (!pkt_mtu_frag_start(&frag, inner, len, wg->mtu)) {
         COVERAGE_INC(wg_tx_frag_error);
         netdev_wg_tx_drop(wg, "a packet could not be fragmented");
         return;
@@ -215,7 +216,7 @@ netdev_wg_send_fragments(struct netdev_wireguard *wg, struct wg_peer *peer,
     for (;;) {
         uint8_t *slot = netdev_wg_slots_acquire(wg, 1);
 
-        n = wg_l2_frag_next(&frag, slot + WG_DEVICE_HEADROOM, room);
+        n = pkt_mtu_frag_next(&frag, slot + WG_DEVICE_HEADROOM, room);
         if (!n || !netdev_wg_seal_slot(wg, peer, slot, n)) {
             tx_slots_release_tail(&wg->tx.slots, slot, 1);
             if (!n) {
@@ -276,11 +277,11 @@ netdev_wg_check_mtu(struct netdev_wireguard *wg, const struct dp_packet *pkt,
     uint8_t icmp[WG_L2_ICMP_FRAME_MAX];
     size_t n;
 
-    switch (wg_l2_mtu_check(ip, eg->l3_len, wg->mtu)) {
-    case WG_L2_MTU_FITS:
-    case WG_L2_MTU_FRAGMENT:
+    switch (pkt_mtu_check(ip, eg->l3_len, wg->mtu)) {
+    case PKT_MTU_FITS:
+    case PKT_MTU_FRAGMENT:
         return true;
-    case WG_L2_MTU_TOO_BIG:
+    case PKT_MTU_TOO_BIG:
     default:
         COVERAGE_INC(wg_tx_too_big);
         netdev_wg_tx_drop(wg, "a packet is larger than the MTU");

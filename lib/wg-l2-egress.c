@@ -20,14 +20,16 @@
 #include <string.h>
 
 #include "pkt-ip.h"
+#include "pkt-mtu.h"
 #include "util.h"
 #include "wg-l2-private.h"
 
 #define ETH_TYPE_LLDP 0x88cc
 
 /* Bridge to peer: classification, neighbor learning, proxy ARP and ND.
- * Calls only into wg-l2.c (neighbor table, own addresses, frame builders)
- * and pkt-ip, never the other way. */
+ * and the ICMP "too big" frame back into the bridge.  Calls only into
+ * wg-l2.c (neighbor table, own addresses, frame builders), pkt-ip and
+ * pkt-mtu, never the other way. */
 
 /* Bridge to peer. */
 
@@ -351,4 +353,39 @@ wg_l2_from_bridge(struct wg_l2 *l2, const void *frame, size_t len,
         return eg_drop(&c, (type < ETH_TYPE_MIN ? WG_L2_R_LLC
                             : WG_L2_R_ETHERTYPE));
     }
+}
+
+/* Oversized IP frames: the ICMP error back into the bridge. */
+
+size_t
+wg_l2_icmp_too_big(const struct wg_l2 *l2, const void *frame, size_t len,
+                   unsigned int mtu, void *out_, size_t out_size)
+{
+    const struct eth_header *eth = frame;
+    const uint8_t *ip = (const uint8_t *) (eth + 1);
+    uint8_t *out = out_;
+    int family = AF_UNSPEC;
+    struct in6_addr src, dst;
+    size_t n;
+
+    if (len >= ETH_HEADER_LEN && out_size >= ETH_HEADER_LEN) {
+        family = (eth->eth_type == htons(ETH_TYPE_IP) ? AF_INET
+                  : eth->eth_type == htons(ETH_TYPE_IPV6) ? AF_INET6
+                  : AF_UNSPEC);
+    }
+    if (family == AF_UNSPEC
+        || pkt_ip_family(ip, len - ETH_HEADER_LEN) != family) {
+        return 0;
+    }
+    pkt_ip_get_addrs(ip, family == AF_INET6, &src, &dst);
+    if (family == AF_INET && wg_l2_is_bcast(l2, &src)) {
+        return 0;
+    }
+    n = pkt_mtu_icmp_too_big(ip, len - ETH_HEADER_LEN, mtu,
+                             wg_l2_own_for(l2, &src), out + ETH_HEADER_LEN,
+                             out_size - ETH_HEADER_LEN);
+    if (n) {
+        wg_l2_put_eth(out, eth->eth_src, l2->mac, ntohs(eth->eth_type));
+    }
+    return n ? ETH_HEADER_LEN + n : 0;
 }

@@ -17,7 +17,7 @@
 #ifndef WG_L2_PRIVATE_H
 #define WG_L2_PRIVATE_H 1
 
-/* Internals shared by wg-l2.c, wg-l2-egress.c and wg-l2-mtu.c. */
+/* Internals shared by wg-l2.c and wg-l2-egress.c. */
 
 #include <netinet/icmp6.h>
 #include <netinet/ip6.h>
@@ -132,8 +132,8 @@ wg_l2_is_ll6(const struct in6_addr *a)
     return a->s6_addr[0] == 0xfe && (a->s6_addr[1] & 0xc0) == 0x80;
 }
 
-/* Shared internals, all defined in wg-l2.c: wg-l2-egress.c and wg-l2-mtu.c
- * call them, wg-l2.c calls neither of those files. */
+/* Shared internals, all defined in wg-l2.c: wg-l2-egress.c calls them,
+ * wg-l2.c never calls wg-l2-egress.c. */
 
 /* Counts a drop for 'reason' (per port and as a coverage counter). */
 void wg_l2_count(struct wg_l2 *, enum wg_l2_reason);

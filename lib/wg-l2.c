@@ -31,8 +31,8 @@
 
 /* Core of the L2 adapter: drop reasons, own addresses, the neighbor table,
  * the frame builders, and the peer-to-bridge side with its pending queue.
- * The bridge-to-peer side is in wg-l2-egress.c, the MTU helpers in
- * wg-l2-mtu.c; both call into this file, which calls neither. */
+ * The bridge-to-peer side (and the ICMP "too big" frame) is in
+ * wg-l2-egress.c, which calls into this file, never the other way. */
 
 #define WG_L2_REASON(ENUM, NAME) COVERAGE_DEFINE(wg_l2_##NAME);
 WG_L2_REASONS

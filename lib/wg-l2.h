@@ -52,10 +52,9 @@
  * WG_L2_LOCAL_EXPIRE_MS.  It holds at most 'max_neighbors' entries; the
  * least recently confirmed one is evicted when full.
  *
- * MTU helpers for oversized packets from the bridge: wg_l2_mtu_check(),
- * wg_l2_icmp_too_big() (ICMPv4 fragmentation needed / ICMPv6 packet too
- * big, as a frame back into the bridge) and the IPv4 fragmenter
- * wg_l2_frag_start() / wg_l2_frag_next().
+ * Oversized packets from the bridge (see pkt-mtu.h for the check and IPv4
+ * fragmentation): wg_l2_icmp_too_big() answers ICMPv4 fragmentation needed
+ * / ICMPv6 packet too big as a frame back into the bridge.
  *
  * Choices:
  *   - IP frames go to WireGuard only if addressed to the port's MAC (a
@@ -83,6 +82,7 @@
 #include <netinet/in.h>
 #include "openvswitch/list.h"
 #include "packets.h"
+#include "pkt-mtu.h"
 
 /* Timers, in milliseconds. */
 #define WG_L2_NEIGH_STALE_MS     30000   /* Refresh with a unicast probe. */
@@ -94,7 +94,7 @@
 /* Room a caller's buffer needs for an ARP reply/request or an NA/NS. */
 #define WG_L2_ND_FRAME_MAX 86
 /* Room for the largest ICMP error frame of wg_l2_icmp_too_big(). */
-#define WG_L2_ICMP_FRAME_MAX (ETH_HEADER_LEN + 1280)
+#define WG_L2_ICMP_FRAME_MAX (ETH_HEADER_LEN + PKT_MTU_ICMP_MAX)
 /* Most own addresses a port may have. */
 #define WG_L2_MAX_ADDRS 16
 
@@ -290,60 +290,16 @@ size_t wg_l2_neigh_count(const struct wg_l2 *l2);
 uint64_t wg_l2_reason_count(const struct wg_l2 *l2, enum wg_l2_reason r);
 void wg_l2_get_stats(const struct wg_l2 *l2, struct wg_l2_stats *stats);
 
-/* MTU handling for an IP packet from the bridge that is not segmented by
- * offload. */
-enum wg_l2_mtu_action {
-    WG_L2_MTU_FITS,             /* At most 'mtu' bytes: send as is. */
-    WG_L2_MTU_FRAGMENT,         /* IPv4, DF clear: wg_l2_frag_*(). */
-    WG_L2_MTU_TOO_BIG,          /* IPv4 DF set, or IPv6: drop it, and send
-                                 * wg_l2_icmp_too_big() into the bridge. */
-};
-
-/* Decides what to do with IP packet 'ip' ('len' bytes) for 'mtu'. */
-enum wg_l2_mtu_action wg_l2_mtu_check(const void *ip, size_t len,
-                                      unsigned int mtu);
-
 /* Writes into 'out' the frame telling the sender of the oversized 'frame'
  * (an IP frame from the bridge, as accepted by wg_l2_from_bridge()) to use
- * 'mtu': ICMPv4 type 3 code 4 with the next-hop MTU, or ICMPv6 Packet Too
- * Big, quoting as much of the packet as fits in 576 (IPv4) or 1280 (IPv6)
- * bytes of IP and in 'out_size'.  The error comes from the port's MAC and
- * from an own address of the same family (one whose prefix holds the
- * packet's source if any); lacking one, from the packet's destination
- * address, which the sender accepts just as well (it only matches the
- * quoted packet).  Returns the frame length, or 0 when no error may be sent
- * (source not unicast, packet is an ICMP error or a non-first fragment,
- * malformed, or 'out_size' too small). */
+ * 'mtu', the IP packet built by pkt_mtu_icmp_too_big().  The error comes
+ * from the port's MAC and from an own address of the same family (one
+ * whose prefix holds the packet's source if any); lacking one, from the
+ * packet's destination address.  Returns the frame length, or 0 when no
+ * error may be sent (see pkt_mtu_icmp_too_big(); also a source that is the
+ * broadcast address of an own IPv4 prefix). */
 size_t wg_l2_icmp_too_big(const struct wg_l2 *l2, const void *frame,
                           size_t len, unsigned int mtu, void *out,
                           size_t out_size);
-
-/* IPv4 fragmentation of a DF-clear packet into fragments of at most 'mtu'
- * bytes, one per wg_l2_frag_next() call.  Options are copied to later
- * fragments only if their "copied" bit is set. */
-struct wg_l2_frag {
-    const uint8_t *ip;          /* The original packet. */
-    size_t hlen;                /* Its header length. */
-    size_t tot_len;             /* Its total length. */
-    size_t pos;                 /* Next payload byte (from 'hlen'). */
-    unsigned int mtu;
-    uint16_t base_off;          /* Original fragment offset (8-byte units). */
-    bool base_mf;               /* Original "more fragments" flag. */
-    size_t opts_len;            /* Copied options for later fragments, */
-    uint8_t opts[40];           /* padded to 4 bytes. */
-};
-
-/* Prepares to fragment 'ip' ('len' bytes).  Returns false if it is not a
- * well-formed IPv4 packet, has DF set, fits in 'mtu', or 'mtu' leaves no
- * room for 8 bytes of payload after the header. */
-bool wg_l2_frag_start(struct wg_l2_frag *f, const void *ip, size_t len,
-                      unsigned int mtu);
-
-/* Writes the next fragment to 'out' and returns its length, or 0 when all
- * fragments were written.  A fragment takes at most MIN('mtu', 'out_size')
- * bytes, which must leave room for 8 bytes of payload after the header
- * (asserted); an 'out_size' of at least 'mtu' gives the fewest
- * fragments. */
-size_t wg_l2_frag_next(struct wg_l2_frag *f, void *out, size_t out_size);
 
 #endif /* wg-l2.h */

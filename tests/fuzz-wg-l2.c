@@ -23,6 +23,7 @@
 
 #include "csum.h"
 #include "packets.h"
+#include "pkt-mtu.h"
 #include "util.h"
 
 /* libFuzzer target for the L2 adapter, also driven by "wgtest l2-fuzz".
@@ -161,15 +162,15 @@ static void
 fuzz_frag(const uint8_t *ip, size_t len, unsigned int mtu, size_t out_size)
 {
     uint8_t *out = xmalloc(out_size);
-    struct wg_l2_frag f;
+    struct pkt_mtu_frag f;
     size_t n, total = 0, count = 0;
 
-    wg_l2_mtu_check(ip, len, mtu);
-    if (!wg_l2_frag_start(&f, ip, len, mtu)) {
+    pkt_mtu_check(ip, len, mtu);
+    if (!pkt_mtu_frag_start(&f, ip, len, mtu)) {
         free(out);
         return;
     }
-    while ((n = wg_l2_frag_next(&f, out, out_size)) > 0) {
+    while ((n = pkt_mtu_frag_next(&f, out, out_size)) > 0) {
         size_t hlen = (out[0] & 15) * 4;
 
         FUZZ_CHECK(n <= MIN(mtu, out_size));
