@@ -37,7 +37,7 @@
 struct dp_packet;
 struct pkt_gro_pkt;
 struct wg_device;
-struct wg_l2;
+struct bridge_l2;
 struct wg_peer;
 struct wg_uapi_server;
 
@@ -109,7 +109,7 @@ struct netdev_wireguard {
     struct netdev_wg_tx tx;
 
     /* Layer 2 adapter and packets waiting to enter the bridge. */
-    struct wg_l2 *l2;
+    struct bridge_l2 *l2;
     struct netdev_wg_ring to_bridge;
 
     /* Receive buffers and the inner packets of one receive round. */

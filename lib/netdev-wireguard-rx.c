@@ -27,7 +27,7 @@
 #include "timeval.h"
 #include "util.h"
 #include "wg-device.h"
-#include "wg-l2.h"
+#include "bridge-l2.h"
 
 /* Peer to bridge: the receive path of a wireguard port, top to bottom.
  *
@@ -91,16 +91,16 @@ static void
 netdev_wg_rx_to_bridge(struct netdev_wireguard *wg, const uint8_t *ip,
                        size_t len, uint64_t meta, struct dp_packet *owner)
 {
-    uint8_t solicit[WG_L2_ND_FRAME_MAX];
-    struct wg_l2_ingress in;
-    enum wg_l2_in_action action;
+    uint8_t solicit[BRIDGE_L2_ND_FRAME_MAX];
+    struct bridge_l2_ingress in;
+    enum bridge_l2_in_action action;
 
-    action = wg_l2_to_bridge(wg->l2, ip, len, meta, time_msec(), solicit,
-                             sizeof solicit, &in);
+    action = bridge_l2_to_bridge(wg->l2, ip, len, meta, time_msec(), solicit,
+                                 sizeof solicit, &in);
     if (in.solicit_len) {
         netdev_wg_bridge_frame(wg, solicit, in.solicit_len, 0);
     }
-    if (action == WG_L2_IN_DELIVER) {
+    if (action == BRIDGE_L2_IN_DELIVER) {
         struct dp_packet *pkt = owner;
         if (!pkt) {
             pkt = dp_packet_clone_data_with_headroom(ip, len,
@@ -113,8 +113,8 @@ netdev_wg_rx_to_bridge(struct netdev_wireguard *wg, const uint8_t *ip,
         netdev_wg_bridge_push(wg, pkt);
         return;
     }
-    if (action == WG_L2_IN_DROP) {
-        /* The adapter counted and logged the reason (wg_l2_*). */
+    if (action == BRIDGE_L2_IN_DROP) {
+        /* The adapter counted and logged the reason (bridge_l2_*). */
         COVERAGE_INC(wg_rx_l2_drop);
         wg->stats.rx_dropped++;
     }

@@ -26,7 +26,7 @@
 #include "timeval.h"
 #include "util.h"
 #include "wg-device.h"
-#include "wg-l2.h"
+#include "bridge-l2.h"
 
 /* Bridge to peer: the send path of a wireguard port, top to bottom.
  *
@@ -271,10 +271,10 @@ netdev_wg_routable(void *aux, int family, const void *addr)
  * fragmented at send time). */
 static bool
 netdev_wg_check_mtu(struct netdev_wireguard *wg, const struct dp_packet *pkt,
-                    const struct wg_l2_egress *eg)
+                    const struct bridge_l2_egress *eg)
 {
     const uint8_t *ip = (const uint8_t *) dp_packet_data(pkt) + eg->l3_ofs;
-    uint8_t icmp[WG_L2_ICMP_FRAME_MAX];
+    uint8_t icmp[BRIDGE_L2_ICMP_FRAME_MAX];
     size_t n;
 
     switch (pkt_mtu_check(ip, eg->l3_len, wg->mtu)) {
@@ -285,9 +285,9 @@ netdev_wg_check_mtu(struct netdev_wireguard *wg, const struct dp_packet *pkt,
     default:
         COVERAGE_INC(wg_tx_too_big);
         netdev_wg_tx_drop(wg, "a packet is larger than the MTU");
-        n = wg_l2_icmp_too_big(wg->l2, dp_packet_data(pkt),
-                               dp_packet_size(pkt), wg->mtu, icmp,
-                               sizeof icmp);
+        n = bridge_l2_icmp_too_big(wg->l2, dp_packet_data(pkt),
+                                   dp_packet_size(pkt), wg->mtu, icmp,
+                                   sizeof icmp);
         if (n) {
             netdev_wg_bridge_frame(wg, icmp, n, 0);
         }
@@ -300,21 +300,21 @@ netdev_wg_check_mtu(struct netdev_wireguard *wg, const struct dp_packet *pkt,
 static void
 netdev_wg_tx_frame(struct netdev_wireguard *wg, struct dp_packet *pkt)
 {
-    uint8_t reply[WG_L2_ND_FRAME_MAX];
-    struct wg_l2_egress eg;
-    enum wg_l2_eg_action action;
+    uint8_t reply[BRIDGE_L2_ND_FRAME_MAX];
+    struct bridge_l2_egress eg;
+    enum bridge_l2_eg_action action;
     struct wg_peer *peer;
 
-    action = wg_l2_from_bridge(wg->l2, dp_packet_data(pkt),
-                               dp_packet_size(pkt), time_msec(),
-                               netdev_wg_routable, wg, reply, sizeof reply,
-                               &eg);
+    action = bridge_l2_from_bridge(wg->l2, dp_packet_data(pkt),
+                                   dp_packet_size(pkt), time_msec(),
+                                   netdev_wg_routable, wg, reply, sizeof reply,
+                                   &eg);
     if (eg.resolved) {
         netdev_wg_bridge_flush_resolved(wg);
     }
-    if (action == WG_L2_EG_REPLY) {
+    if (action == BRIDGE_L2_EG_REPLY) {
         netdev_wg_bridge_frame(wg, reply, eg.reply_len, 0);
-    } else if (action == WG_L2_EG_TO_PEER) {
+    } else if (action == BRIDGE_L2_EG_TO_PEER) {
         peer = wg_device_route(wg->dev, eg.family, eg.dst);
         if (!peer) {
             COVERAGE_INC(wg_tx_no_route);

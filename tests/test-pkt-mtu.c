@@ -18,13 +18,13 @@
 #include "pkt-mtu.h"
 
 #include "csum.h"
-#include "test-wg-l2.h"
+#include "test-bridge-l2.h"
 #include "util.h"
 #include "wgtest.h"
 
 /* Unit tests of pkt-mtu: the MTU check, and IPv4 fragmentation checked by
  * reassembly.  (Its ICMP errors are checked through the L2 adapter, which
- * chooses their source address: test-wg-l2-mtu.c.) */
+ * chooses their source address: test-bridge-l2-mtu.c.) */
 
 static void
 test_pkt_mtu_check(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)

@@ -15,7 +15,7 @@
  */
 
 #include <config.h>
-#include "wg-l2.h"
+#include "bridge-l2.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +39,7 @@
  * eviction, queue bounds and timeouts happen). */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-void fuzz_wg_l2_reset(void);
+void fuzz_bridge_l2_reset(void);
 
 #define FUZZ_CHECK(COND)                                                \
     do {                                                                \
@@ -54,7 +54,7 @@ static const char *const fuzz_addrs[] = {
     "10.1.1.254/24,fd00:1:1::fe/64", "", "10.1.1.1/30", "fd00::1/127",
 };
 
-static struct wg_l2 *fuzz_l2;
+static struct bridge_l2 *fuzz_l2;
 static long long int fuzz_now;
 
 static bool
@@ -98,14 +98,14 @@ fuzz_check_reply(const uint8_t *r, size_t n)
 static void
 fuzz_from_bridge(const uint8_t *frame, size_t len, bool all)
 {
-    uint8_t *reply = xmalloc(WG_L2_ND_FRAME_MAX);
-    struct wg_l2_egress out;
-    struct wg_l2_pkt *pkt;
+    uint8_t *reply = xmalloc(BRIDGE_L2_ND_FRAME_MAX);
+    struct bridge_l2_egress out;
+    struct bridge_l2_pkt *pkt;
 
-    switch (wg_l2_from_bridge(fuzz_l2, frame, len, fuzz_now, fuzz_routable,
-                              &all, reply, WG_L2_ND_FRAME_MAX, &out)) {
-    case WG_L2_EG_TO_PEER:
-        FUZZ_CHECK(out.reason == WG_L2_R_OK);
+    switch (bridge_l2_from_bridge(fuzz_l2, frame, len, fuzz_now, fuzz_routable,
+                                  &all, reply, BRIDGE_L2_ND_FRAME_MAX, &out)) {
+    case BRIDGE_L2_EG_TO_PEER:
+        FUZZ_CHECK(out.reason == BRIDGE_L2_R_OK);
         FUZZ_CHECK(out.l3_ofs == ETH_HEADER_LEN);
         FUZZ_CHECK(out.l3_ofs + out.l3_len <= len);
         FUZZ_CHECK(out.family == AF_INET ? out.l3_len >= IP_HEADER_LEN
@@ -114,21 +114,22 @@ fuzz_from_bridge(const uint8_t *frame, size_t len, bool all)
                            + (out.family == AF_INET ? 16 : 24),
                            out.family == AF_INET ? 4 : 16));
         break;
-    case WG_L2_EG_REPLY:
-        FUZZ_CHECK(out.reason == WG_L2_R_OK);
+    case BRIDGE_L2_EG_REPLY:
+        FUZZ_CHECK(out.reason == BRIDGE_L2_R_OK);
         fuzz_check_reply(reply, out.reply_len);
         break;
-    case WG_L2_EG_DROP:
-        FUZZ_CHECK(out.reason > WG_L2_R_OK && out.reason < WG_L2_N_REASONS);
+    case BRIDGE_L2_EG_DROP:
+        FUZZ_CHECK(out.reason > BRIDGE_L2_R_OK
+                   && out.reason < BRIDGE_L2_N_REASONS);
         FUZZ_CHECK(!out.reply_len);
         break;
     default:
         FUZZ_CHECK(false);
     }
-    while ((pkt = wg_l2_pending_pop(fuzz_l2)) != NULL) {
+    while ((pkt = bridge_l2_pending_pop(fuzz_l2)) != NULL) {
         FUZZ_CHECK(pkt->len >= ETH_HEADER_LEN + IP_HEADER_LEN);
         FUZZ_CHECK(!memcmp(pkt->frame + 6, &fuzz_mac, 6));
-        wg_l2_pkt_free(pkt);
+        bridge_l2_pkt_free(pkt);
     }
     free(reply);
 }
@@ -138,7 +139,7 @@ fuzz_icmp(const uint8_t *frame, size_t len, unsigned int mtu,
           size_t out_size)
 {
     uint8_t *out = xmalloc(out_size ? out_size : 1);
-    size_t n = wg_l2_icmp_too_big(fuzz_l2, frame, len, mtu, out, out_size);
+    size_t n = bridge_l2_icmp_too_big(fuzz_l2, frame, len, mtu, out, out_size);
 
     FUZZ_CHECK(n <= out_size);
     if (n && out[12] == 0x08) {
@@ -186,19 +187,20 @@ fuzz_frag(const uint8_t *ip, size_t len, unsigned int mtu, size_t out_size)
 static void
 fuzz_to_bridge(const uint8_t *ip, size_t len)
 {
-    uint8_t *solicit = xmalloc(WG_L2_ND_FRAME_MAX);
-    struct wg_l2_ingress out;
+    uint8_t *solicit = xmalloc(BRIDGE_L2_ND_FRAME_MAX);
+    struct bridge_l2_ingress out;
 
-    switch (wg_l2_to_bridge(fuzz_l2, ip, len, 7, fuzz_now, solicit,
-                            WG_L2_ND_FRAME_MAX, &out)) {
-    case WG_L2_IN_DELIVER:
+    switch (bridge_l2_to_bridge(fuzz_l2, ip, len, 7, fuzz_now, solicit,
+                                BRIDGE_L2_ND_FRAME_MAX, &out)) {
+    case BRIDGE_L2_IN_DELIVER:
         FUZZ_CHECK(eth_addr_equals(out.eth.eth_src, fuzz_mac));
         /* Fall through. */
-    case WG_L2_IN_QUEUED:
-        FUZZ_CHECK(out.reason == WG_L2_R_OK);
+    case BRIDGE_L2_IN_QUEUED:
+        FUZZ_CHECK(out.reason == BRIDGE_L2_R_OK);
         break;
-    case WG_L2_IN_DROP:
-        FUZZ_CHECK(out.reason > WG_L2_R_OK && out.reason < WG_L2_N_REASONS);
+    case BRIDGE_L2_IN_DROP:
+        FUZZ_CHECK(out.reason > BRIDGE_L2_R_OK
+                   && out.reason < BRIDGE_L2_N_REASONS);
         break;
     default:
         FUZZ_CHECK(false);
@@ -220,21 +222,21 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     if (!fuzz_l2) {
-        struct wg_l2_limits lim = { 64, 4, 32, 16384 };
+        struct bridge_l2_limits lim = { 64, 4, 32, 16384 };
 
-        fuzz_l2 = wg_l2_create(fuzz_mac, &lim);
-        free(wg_l2_set_addresses(fuzz_l2, fuzz_addrs[0]));
+        fuzz_l2 = bridge_l2_create(fuzz_mac, &lim);
+        free(bridge_l2_set_addresses(fuzz_l2, fuzz_addrs[0]));
     }
     fuzz_now += (data[0] | data[1] << 8) * 8;
     if (data[2] & 2) {
-        FUZZ_CHECK(!wg_l2_set_addresses(fuzz_l2, fuzz_addrs[data[3] % 4]));
+        FUZZ_CHECK(!bridge_l2_set_addresses(fuzz_l2, fuzz_addrs[data[3] % 4]));
     }
     mtu = 68 + 6 * data[3];
     len = size - 5;
     frame = fuzz_copy(data + 5, len);
 
     fuzz_from_bridge(frame, len, data[2] & 1);
-    fuzz_icmp(frame, len, mtu, data[4] * 6 % (WG_L2_ICMP_FRAME_MAX + 1));
+    fuzz_icmp(frame, len, mtu, data[4] * 6 % (BRIDGE_L2_ICMP_FRAME_MAX + 1));
     if (len >= ETH_HEADER_LEN) {
         uint8_t *l3 = fuzz_copy(frame + ETH_HEADER_LEN,
                                 len - ETH_HEADER_LEN);
@@ -245,19 +247,19 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fuzz_to_bridge(l3, len - ETH_HEADER_LEN);
         free(l3);
     }
-    wg_l2_run(fuzz_l2, fuzz_now);
-    FUZZ_CHECK(wg_l2_next_deadline(fuzz_l2) > fuzz_now);
-    FUZZ_CHECK(wg_l2_pending_count(fuzz_l2) <= 32);
-    FUZZ_CHECK(wg_l2_neigh_count(fuzz_l2) <= 64);
+    bridge_l2_run(fuzz_l2, fuzz_now);
+    FUZZ_CHECK(bridge_l2_next_deadline(fuzz_l2) > fuzz_now);
+    FUZZ_CHECK(bridge_l2_pending_count(fuzz_l2) <= 32);
+    FUZZ_CHECK(bridge_l2_neigh_count(fuzz_l2) <= 64);
     free(frame);
     return 0;
 }
 
 /* Frees the persistent state (for the unit test's leak checking). */
 void
-fuzz_wg_l2_reset(void)
+fuzz_bridge_l2_reset(void)
 {
-    wg_l2_destroy(fuzz_l2);
+    bridge_l2_destroy(fuzz_l2);
     fuzz_l2 = NULL;
     fuzz_now = 0;
 }

@@ -15,7 +15,7 @@
  */
 
 #include <config.h>
-#include "test-wg-l2.h"
+#include "test-bridge-l2.h"
 
 #include <netinet/icmp6.h>
 #include <netinet/ip6.h>
@@ -50,7 +50,7 @@ struct icmp_case {
     const char *expect_src;
 };
 
-#define I_MAX WG_L2_ICMP_FRAME_MAX
+#define I_MAX BRIDGE_L2_ICMP_FRAME_MAX
 static const struct icmp_case icmp_cases[] = {
     { "v4 own address", OWN, "10.1.1.5", "10.1.2.9", 1500, I_DF, I_MAX,
       14 + 576, "10.1.1.254" },
@@ -174,7 +174,7 @@ test_l2_icmp(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
 {
     for (size_t i = 0; i < ARRAY_SIZE(icmp_cases); i++) {
         const struct icmp_case *c = &icmp_cases[i];
-        struct wg_l2 *l2 = l2t_new(c->own, NULL);
+        struct bridge_l2 *l2 = l2t_new(c->own, NULL);
         uint8_t *out = xmalloc(c->out_size);
         const struct eth_header *eth = (const void *) out;
         union l2t_frame f;
@@ -182,7 +182,7 @@ test_l2_icmp(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
         size_t n;
 
         fprintf(stderr, "icmp: %s\n", c->name);
-        n = wg_l2_icmp_too_big(l2, f.b, len, 1420, out, c->out_size);
+        n = bridge_l2_icmp_too_big(l2, f.b, len, 1420, out, c->out_size);
         WGTEST_CHECK(n == c->expect_len);
         if (n) {
             WGTEST_CHECK(eth_addr_equals(eth->eth_dst, mac_a));
@@ -196,16 +196,16 @@ test_l2_icmp(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
             }
         }
         free(out);
-        wg_l2_destroy(l2);
+        bridge_l2_destroy(l2);
     }
 }
 WGTEST_REGISTER("l2-icmp", test_l2_icmp);
 
-/* Random frames through every entry point (see fuzz-wg-l2.c), seeded:
+/* Random frames through every entry point (see fuzz-bridge-l2.c), seeded:
  * "wgtest l2-fuzz [SEED [ITERATIONS]]". */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-void fuzz_wg_l2_reset(void);
+void fuzz_bridge_l2_reset(void);
 
 static uint64_t rng_state;
 
@@ -288,7 +288,7 @@ test_l2_fuzz(int argc, char *argv[])
         }
         LLVMFuzzerTestOneInput(buf, 5 + len);
     }
-    fuzz_wg_l2_reset();
+    fuzz_bridge_l2_reset();
     free(buf);
 }
 WGTEST_REGISTER("l2-fuzz", test_l2_fuzz);

@@ -14,32 +14,32 @@
  * limitations under the License.
  */
 
-#ifndef WG_L2_PRIVATE_H
-#define WG_L2_PRIVATE_H 1
+#ifndef BRIDGE_L2_PRIVATE_H
+#define BRIDGE_L2_PRIVATE_H 1
 
-/* Internals shared by wg-l2.c and wg-l2-egress.c. */
+/* Internals shared by bridge-l2.c and bridge-l2-egress.c. */
 
 #include <netinet/icmp6.h>
 #include <netinet/ip6.h>
 #include "openvswitch/hmap.h"
-#include "wg-l2.h"
+#include "bridge-l2.h"
 
-#define WG_L2_ARP_FRAME_LEN (ETH_HEADER_LEN + ARP_ETH_HEADER_LEN)
-#define WG_L2_ND_FRAME_LEN (ETH_HEADER_LEN + IPV6_HEADER_LEN \
-                            + ND_MSG_LEN + ND_LLA_OPT_LEN)
-BUILD_ASSERT_DECL(WG_L2_ND_FRAME_LEN == WG_L2_ND_FRAME_MAX);
+#define BRIDGE_L2_ARP_FRAME_LEN (ETH_HEADER_LEN + ARP_ETH_HEADER_LEN)
+#define BRIDGE_L2_ND_FRAME_LEN (ETH_HEADER_LEN + IPV6_HEADER_LEN \
+                                + ND_MSG_LEN + ND_LLA_OPT_LEN)
+BUILD_ASSERT_DECL(BRIDGE_L2_ND_FRAME_LEN == BRIDGE_L2_ND_FRAME_MAX);
 
 /* Addresses of both families are kept as struct in6_addr, IPv4 ones
  * IPv4-mapped (::ffff:a.b.c.d); IPv6 packets carrying mapped addresses are
  * refused, so the two never mix. */
-struct wg_l2_own {
+struct bridge_l2_own {
     struct in6_addr addr;
     unsigned int plen;          /* As configured (IPv4: 0..32). */
     unsigned int plen6;         /* Over the in6_addr (IPv4: +96). */
 };
 
 /* A neighbor seen on the bridge (IP -> MAC). */
-struct wg_l2_neigh {
+struct bridge_l2_neigh {
     struct hmap_node hmap_node; /* In 'neighbors', by address. */
     struct ovs_list lru_node;   /* In 'lru', least recently seen first. */
     struct in6_addr addr;
@@ -49,20 +49,20 @@ struct wg_l2_neigh {
 };
 
 /* Packets waiting for one unresolved destination. */
-struct wg_l2_wait {
+struct bridge_l2_wait {
     struct hmap_node hmap_node; /* In 'waits', by address. */
     struct in6_addr addr;
     long long int created;      /* First packet queued. */
     long long int solicited;    /* Last ARP request / NS sent. */
-    struct ovs_list pkts;       /* struct wg_l2_pkt. */
+    struct ovs_list pkts;       /* struct bridge_l2_pkt. */
     size_t n;
 };
 
-struct wg_l2 {
+struct bridge_l2 {
     struct eth_addr mac;
     struct in6_addr lla;        /* fe80:: link-local derived from 'mac'. */
-    struct wg_l2_limits limits;
-    struct wg_l2_own addrs[WG_L2_MAX_ADDRS];
+    struct bridge_l2_limits limits;
+    struct bridge_l2_own addrs[BRIDGE_L2_MAX_ADDRS];
     size_t n_addrs;
 
     struct hmap neighbors;
@@ -73,14 +73,14 @@ struct wg_l2 {
     size_t n_held;              /* Packets in 'waits' and 'ready'. */
     size_t bytes_held;
 
-    uint64_t counts[WG_L2_N_REASONS];
-    struct wg_l2_stats stats;
+    uint64_t counts[BRIDGE_L2_N_REASONS];
+    struct bridge_l2_stats stats;
 };
 
 /* Address helpers. */
 
 static inline struct in6_addr
-wg_l2_addr_from(int family, const void *p)
+bridge_l2_addr_from(int family, const void *p)
 {
     struct in6_addr a;
 
@@ -96,29 +96,29 @@ wg_l2_addr_from(int family, const void *p)
 }
 
 static inline bool
-wg_l2_is_v4(const struct in6_addr *a)
+bridge_l2_is_v4(const struct in6_addr *a)
 {
     return IN6_IS_ADDR_V4MAPPED(a);
 }
 
 static inline int
-wg_l2_af(const struct in6_addr *a)
+bridge_l2_af(const struct in6_addr *a)
 {
-    return wg_l2_is_v4(a) ? AF_INET : AF_INET6;
+    return bridge_l2_is_v4(a) ? AF_INET : AF_INET6;
 }
 
 /* The address bytes of 'a' for its family (4 or 16). */
 static inline const void *
-wg_l2_bytes(const struct in6_addr *a)
+bridge_l2_bytes(const struct in6_addr *a)
 {
-    return wg_l2_is_v4(a) ? &a->s6_addr[12] : a->s6_addr;
+    return bridge_l2_is_v4(a) ? &a->s6_addr[12] : a->s6_addr;
 }
 
 /* True for an address a host may have as a unicast source. */
 static inline bool
-wg_l2_is_unicast(const struct in6_addr *a)
+bridge_l2_is_unicast(const struct in6_addr *a)
 {
-    if (wg_l2_is_v4(a)) {
+    if (bridge_l2_is_v4(a)) {
         ovs_be32 ip4 = in6_addr_get_mapped_ipv4(a);
 
         return ip4 && ip4 != htonl(INADDR_BROADCAST) && !ip_is_multicast(ip4);
@@ -127,54 +127,54 @@ wg_l2_is_unicast(const struct in6_addr *a)
 }
 
 static inline bool
-wg_l2_is_ll6(const struct in6_addr *a)
+bridge_l2_is_ll6(const struct in6_addr *a)
 {
     return a->s6_addr[0] == 0xfe && (a->s6_addr[1] & 0xc0) == 0x80;
 }
 
-/* Shared internals, all defined in wg-l2.c: wg-l2-egress.c calls them,
- * wg-l2.c never calls wg-l2-egress.c. */
+/* Shared internals, all defined in bridge-l2.c: bridge-l2-egress.c calls them,
+ * bridge-l2.c never calls bridge-l2-egress.c. */
 
 /* Counts a drop for 'reason' (per port and as a coverage counter). */
-void wg_l2_count(struct wg_l2 *, enum wg_l2_reason);
+void bridge_l2_count(struct bridge_l2 *, enum bridge_l2_reason);
 
 /* Own addresses: is 'a' one of them; an own address of the family of 'a'
  * whose prefix holds 'a' (or NULL); the same, falling back to any own
  * address of that family; is 'a' the broadcast address of an own IPv4
  * prefix. */
-bool wg_l2_is_own(const struct wg_l2 *, const struct in6_addr *a);
-const struct in6_addr *wg_l2_own_in_prefix(const struct wg_l2 *,
-                                           const struct in6_addr *a);
-const struct in6_addr *wg_l2_own_for(const struct wg_l2 *,
-                                     const struct in6_addr *a);
-bool wg_l2_is_bcast(const struct wg_l2 *,
+bool bridge_l2_is_own(const struct bridge_l2 *, const struct in6_addr *a);
+const struct in6_addr *bridge_l2_own_in_prefix(const struct bridge_l2 *,
+                                               const struct in6_addr *a);
+const struct in6_addr *bridge_l2_own_for(const struct bridge_l2 *,
+                                         const struct in6_addr *a);
+bool bridge_l2_is_bcast(const struct bridge_l2 *,
                                const struct in6_addr *a);
 
 /* True if 'a' was seen as a source on the bridge recently enough that the
  * port must not answer for it. */
-bool wg_l2_is_local(const struct wg_l2 *, const struct in6_addr *a,
-                    long long int now);
+bool bridge_l2_is_local(const struct bridge_l2 *, const struct in6_addr *a,
+                        long long int now);
 
-/* Forgets neighbors not seen for WG_L2_LOCAL_EXPIRE_MS. */
-void wg_l2_neigh_expire(struct wg_l2 *, long long int now);
+/* Forgets neighbors not seen for BRIDGE_L2_LOCAL_EXPIRE_MS. */
+void bridge_l2_neigh_expire(struct bridge_l2 *, long long int now);
 
 /* Learns that 'a' has MAC 'mac', seen on the bridge at 'now'.  Returns true
  * if packets waiting for 'a' became ready. */
-bool wg_l2_neigh_learn(struct wg_l2 *, const struct in6_addr *a,
-                       struct eth_addr mac, long long int now);
+bool bridge_l2_neigh_learn(struct bridge_l2 *, const struct in6_addr *a,
+                           struct eth_addr mac, long long int now);
 
 /* Frame builders: each writes a complete frame at 'out' and returns its
- * length.  wg_l2_build_nd() writes a Neighbor Solicitation (with source
+ * length.  bridge_l2_build_nd() writes a Neighbor Solicitation (with source
  * link-layer option) or Advertisement (with target link-layer option),
  * checksum included. */
-void wg_l2_put_eth(uint8_t *out, struct eth_addr dst, struct eth_addr src,
-                   uint16_t type);
-size_t wg_l2_build_arp(const struct wg_l2 *, uint8_t *out,
-                       struct eth_addr eth_dst, uint16_t op, ovs_be32 spa,
-                       struct eth_addr tha, ovs_be32 tpa);
-size_t wg_l2_build_nd(const struct wg_l2 *, uint8_t *out,
-                      struct eth_addr eth_dst, const struct in6_addr *src,
-                      const struct in6_addr *dst, uint8_t type,
-                      uint32_t rso_flags, const struct in6_addr *target);
+void bridge_l2_put_eth(uint8_t *out, struct eth_addr dst, struct eth_addr src,
+                       uint16_t type);
+size_t bridge_l2_build_arp(const struct bridge_l2 *, uint8_t *out,
+                           struct eth_addr eth_dst, uint16_t op, ovs_be32 spa,
+                           struct eth_addr tha, ovs_be32 tpa);
+size_t bridge_l2_build_nd(const struct bridge_l2 *, uint8_t *out,
+                          struct eth_addr eth_dst, const struct in6_addr *src,
+                          const struct in6_addr *dst, uint8_t type,
+                          uint32_t rso_flags, const struct in6_addr *target);
 
-#endif /* wg-l2-private.h */
+#endif /* bridge-l2-private.h */

@@ -15,7 +15,7 @@
  */
 
 #include <config.h>
-#include "wg-l2.h"
+#include "bridge-l2.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -27,41 +27,41 @@
 #include "hash.h"
 #include "pkt-ip.h"
 #include "util.h"
-#include "wg-l2-private.h"
+#include "bridge-l2-private.h"
 
 /* Core of the L2 adapter: drop reasons, own addresses, the neighbor table,
  * the frame builders, and the peer-to-bridge side with its pending queue.
  * The bridge-to-peer side (and the ICMP "too big" frame) is in
- * wg-l2-egress.c, which calls into this file, never the other way. */
+ * bridge-l2-egress.c, which calls into this file, never the other way. */
 
-#define WG_L2_REASON(ENUM, NAME) COVERAGE_DEFINE(wg_l2_##NAME);
-WG_L2_REASONS
-#undef WG_L2_REASON
+#define BRIDGE_L2_REASON(ENUM, NAME) COVERAGE_DEFINE(wg_l2_##NAME);
+BRIDGE_L2_REASONS
+#undef BRIDGE_L2_REASON
 
 const char *
-wg_l2_reason_name(enum wg_l2_reason reason)
+bridge_l2_reason_name(enum bridge_l2_reason reason)
 {
     static const char *const names[] = {
-#define WG_L2_REASON(ENUM, NAME) "wg_l2_" #NAME,
-        WG_L2_REASONS
-#undef WG_L2_REASON
+#define BRIDGE_L2_REASON(ENUM, NAME) "wg_l2_" #NAME,
+        BRIDGE_L2_REASONS
+#undef BRIDGE_L2_REASON
     };
 
     return reason < ARRAY_SIZE(names) ? names[reason] : "wg_l2_unknown";
 }
 
 void
-wg_l2_count(struct wg_l2 *l2, enum wg_l2_reason reason)
+bridge_l2_count(struct bridge_l2 *l2, enum bridge_l2_reason reason)
 {
     l2->counts[reason]++;
     switch (reason) {
-#define WG_L2_REASON(ENUM, NAME)                \
-    case WG_L2_R_##ENUM:                        \
+#define BRIDGE_L2_REASON(ENUM, NAME)            \
+    case BRIDGE_L2_R_##ENUM:                    \
         COVERAGE_INC(wg_l2_##NAME);             \
         break;
-        WG_L2_REASONS
-#undef WG_L2_REASON
-    case WG_L2_N_REASONS:
+        BRIDGE_L2_REASONS
+#undef BRIDGE_L2_REASON
+    case BRIDGE_L2_N_REASONS:
     default:
         OVS_NOT_REACHED();
     }
@@ -70,7 +70,7 @@ wg_l2_count(struct wg_l2 *l2, enum wg_l2_reason reason)
 /* Addresses. */
 
 static bool
-prefix_contains(const struct wg_l2_own *own, const struct in6_addr *a)
+prefix_contains(const struct bridge_l2_own *own, const struct in6_addr *a)
 {
     struct in6_addr mask = ipv6_create_mask(own->plen6);
     struct in6_addr x = ipv6_addr_bitand(&own->addr, &mask);
@@ -80,7 +80,7 @@ prefix_contains(const struct wg_l2_own *own, const struct in6_addr *a)
 }
 
 bool
-wg_l2_is_own(const struct wg_l2 *l2, const struct in6_addr *a)
+bridge_l2_is_own(const struct bridge_l2 *l2, const struct in6_addr *a)
 {
     for (size_t i = 0; i < l2->n_addrs; i++) {
         if (ipv6_addr_equals(&l2->addrs[i].addr, a)) {
@@ -91,14 +91,14 @@ wg_l2_is_own(const struct wg_l2 *l2, const struct in6_addr *a)
 }
 
 const struct in6_addr *
-wg_l2_own_for(const struct wg_l2 *l2, const struct in6_addr *a)
+bridge_l2_own_for(const struct bridge_l2 *l2, const struct in6_addr *a)
 {
     const struct in6_addr *any = NULL;
 
     for (size_t i = 0; i < l2->n_addrs; i++) {
-        const struct wg_l2_own *own = &l2->addrs[i];
+        const struct bridge_l2_own *own = &l2->addrs[i];
 
-        if (wg_l2_is_v4(&own->addr) != wg_l2_is_v4(a)) {
+        if (bridge_l2_is_v4(&own->addr) != bridge_l2_is_v4(a)) {
             continue;
         }
         if (prefix_contains(own, a)) {
@@ -110,12 +110,12 @@ wg_l2_own_for(const struct wg_l2 *l2, const struct in6_addr *a)
 }
 
 bool
-wg_l2_is_bcast(const struct wg_l2 *l2, const struct in6_addr *a)
+bridge_l2_is_bcast(const struct bridge_l2 *l2, const struct in6_addr *a)
 {
     for (size_t i = 0; i < l2->n_addrs; i++) {
-        const struct wg_l2_own *own = &l2->addrs[i];
+        const struct bridge_l2_own *own = &l2->addrs[i];
 
-        if (wg_l2_is_v4(&own->addr) && own->plen <= 30
+        if (bridge_l2_is_v4(&own->addr) && own->plen <= 30
             && prefix_contains(own, a)) {
             ovs_be32 host = ~be32_prefix_mask(own->plen);
 
@@ -128,7 +128,7 @@ wg_l2_is_bcast(const struct wg_l2 *l2, const struct in6_addr *a)
 }
 
 static char *
-parse_one_address(const char *s, struct wg_l2_own *own)
+parse_one_address(const char *s, struct bridge_l2_own *own)
 {
     bool v6 = strchr(s, ':') != NULL;
     ovs_be32 ip4;
@@ -153,16 +153,17 @@ parse_one_address(const char *s, struct wg_l2_own *own)
         own->addr = in6_addr_mapped_ipv4(ip4);
     }
     own->plen6 = v6 ? own->plen : own->plen + 96;
-    if (!wg_l2_is_unicast(&own->addr) || v6 == wg_l2_is_v4(&own->addr)) {
+    if (!bridge_l2_is_unicast(&own->addr)
+        || v6 == bridge_l2_is_v4(&own->addr)) {
         return xasprintf("%s: not a unicast address", s);
     }
     return NULL;
 }
 
 char *
-wg_l2_set_addresses(struct wg_l2 *l2, const char *list)
+bridge_l2_set_addresses(struct bridge_l2 *l2, const char *list)
 {
-    struct wg_l2_own addrs[WG_L2_MAX_ADDRS];
+    struct bridge_l2_own addrs[BRIDGE_L2_MAX_ADDRS];
     char *copy = xstrdup(list ? list : "");
     char *save_ptr = NULL;
     char *error = NULL;
@@ -170,8 +171,8 @@ wg_l2_set_addresses(struct wg_l2 *l2, const char *list)
 
     for (char *tok = strtok_r(copy, ", \t", &save_ptr); tok && !error;
          tok = strtok_r(NULL, ", \t", &save_ptr)) {
-        if (n >= WG_L2_MAX_ADDRS) {
-            error = xasprintf("more than %d addresses", WG_L2_MAX_ADDRS);
+        if (n >= BRIDGE_L2_MAX_ADDRS) {
+            error = xasprintf("more than %d addresses", BRIDGE_L2_MAX_ADDRS);
         } else {
             error = parse_one_address(tok, &addrs[n++]);
         }
@@ -185,30 +186,30 @@ wg_l2_set_addresses(struct wg_l2 *l2, const char *list)
 }
 
 size_t
-wg_l2_n_addresses(const struct wg_l2 *l2)
+bridge_l2_n_addresses(const struct bridge_l2 *l2)
 {
     return l2->n_addrs;
 }
 
 void
-wg_l2_get_address(const struct wg_l2 *l2, size_t i, int *family,
-                  uint8_t addr[16], unsigned int *plen)
+bridge_l2_get_address(const struct bridge_l2 *l2, size_t i, int *family,
+                      uint8_t addr[16], unsigned int *plen)
 {
-    const struct wg_l2_own *own = &l2->addrs[i];
+    const struct bridge_l2_own *own = &l2->addrs[i];
 
     ovs_assert(i < l2->n_addrs);
-    *family = wg_l2_af(&own->addr);
-    memcpy(addr, wg_l2_bytes(&own->addr), *family == AF_INET ? 4 : 16);
+    *family = bridge_l2_af(&own->addr);
+    memcpy(addr, bridge_l2_bytes(&own->addr), *family == AF_INET ? 4 : 16);
     *plen = own->plen;
 }
 
 /* Lifecycle. */
 
-struct wg_l2 *
-wg_l2_create(struct eth_addr mac, const struct wg_l2_limits *limits)
+struct bridge_l2 *
+bridge_l2_create(struct eth_addr mac, const struct bridge_l2_limits *limits)
 {
-    struct wg_l2 *l2 = xzalloc(sizeof *l2);
-    struct wg_l2_limits *lim = &l2->limits;
+    struct bridge_l2 *l2 = xzalloc(sizeof *l2);
+    struct bridge_l2_limits *lim = &l2->limits;
 
     if (limits) {
         *lim = *limits;
@@ -221,18 +222,18 @@ wg_l2_create(struct eth_addr mac, const struct wg_l2_limits *limits)
     ovs_list_init(&l2->lru);
     hmap_init(&l2->waits);
     ovs_list_init(&l2->ready);
-    wg_l2_set_mac(l2, mac);
+    bridge_l2_set_mac(l2, mac);
     return l2;
 }
 
 static void
-wait_free(struct wg_l2 *l2, struct wg_l2_wait *w, bool count_drops)
+wait_free(struct bridge_l2 *l2, struct bridge_l2_wait *w, bool count_drops)
 {
-    struct wg_l2_pkt *pkt;
+    struct bridge_l2_pkt *pkt;
 
     LIST_FOR_EACH_POP (pkt, list_node, &w->pkts) {
         if (count_drops) {
-            wg_l2_count(l2, WG_L2_R_PENDING_TIMEOUT);
+            bridge_l2_count(l2, BRIDGE_L2_R_PENDING_TIMEOUT);
         }
         l2->n_held--;
         l2->bytes_held -= pkt->len;
@@ -243,11 +244,11 @@ wait_free(struct wg_l2 *l2, struct wg_l2_wait *w, bool count_drops)
 }
 
 void
-wg_l2_destroy(struct wg_l2 *l2)
+bridge_l2_destroy(struct bridge_l2 *l2)
 {
-    struct wg_l2_neigh *n;
-    struct wg_l2_wait *w;
-    struct wg_l2_pkt *pkt;
+    struct bridge_l2_neigh *n;
+    struct bridge_l2_wait *w;
+    struct bridge_l2_pkt *pkt;
 
     if (!l2) {
         return;
@@ -267,14 +268,14 @@ wg_l2_destroy(struct wg_l2 *l2)
 }
 
 void
-wg_l2_set_mac(struct wg_l2 *l2, struct eth_addr mac)
+bridge_l2_set_mac(struct bridge_l2 *l2, struct eth_addr mac)
 {
     l2->mac = mac;
     in6_generate_lla(mac, &l2->lla);
 }
 
 struct eth_addr
-wg_l2_get_mac(const struct wg_l2 *l2)
+bridge_l2_get_mac(const struct bridge_l2 *l2)
 {
     return l2->mac;
 }
@@ -287,10 +288,10 @@ addr_hash(const struct in6_addr *a)
     return hash_bytes(a, sizeof *a, 0);
 }
 
-static struct wg_l2_neigh *
-neigh_find(const struct wg_l2 *l2, const struct in6_addr *a)
+static struct bridge_l2_neigh *
+neigh_find(const struct bridge_l2 *l2, const struct in6_addr *a)
 {
-    struct wg_l2_neigh *n;
+    struct bridge_l2_neigh *n;
 
     HMAP_FOR_EACH_WITH_HASH (n, hmap_node, addr_hash(a), &l2->neighbors) {
         if (ipv6_addr_equals(&n->addr, a)) {
@@ -301,7 +302,7 @@ neigh_find(const struct wg_l2 *l2, const struct in6_addr *a)
 }
 
 static void
-neigh_remove(struct wg_l2 *l2, struct wg_l2_neigh *n)
+neigh_remove(struct bridge_l2 *l2, struct bridge_l2_neigh *n)
 {
     hmap_remove(&l2->neighbors, &n->hmap_node);
     ovs_list_remove(&n->lru_node);
@@ -309,12 +310,13 @@ neigh_remove(struct wg_l2 *l2, struct wg_l2_neigh *n)
 }
 
 void
-wg_l2_neigh_expire(struct wg_l2 *l2, long long int now)
+bridge_l2_neigh_expire(struct bridge_l2 *l2, long long int now)
 {
     while (!ovs_list_is_empty(&l2->lru)) {
-        struct wg_l2_neigh *n = CONTAINER_OF(ovs_list_front(&l2->lru),
-                                             struct wg_l2_neigh, lru_node);
-        if (now - n->seen < WG_L2_LOCAL_EXPIRE_MS) {
+        struct bridge_l2_neigh *n = CONTAINER_OF(ovs_list_front(&l2->lru),
+                                                 struct bridge_l2_neigh,
+                                                 lru_node);
+        if (now - n->seen < BRIDGE_L2_LOCAL_EXPIRE_MS) {
             break;
         }
         neigh_remove(l2, n);
@@ -322,21 +324,22 @@ wg_l2_neigh_expire(struct wg_l2 *l2, long long int now)
 }
 
 bool
-wg_l2_is_local(const struct wg_l2 *l2, const struct in6_addr *a,
-               long long int now)
+bridge_l2_is_local(const struct bridge_l2 *l2, const struct in6_addr *a,
+                   long long int now)
 {
-    const struct wg_l2_neigh *n = neigh_find(l2, a);
+    const struct bridge_l2_neigh *n = neigh_find(l2, a);
 
-    return n && now - n->seen < WG_L2_LOCAL_EXPIRE_MS;
+    return n && now - n->seen < BRIDGE_L2_LOCAL_EXPIRE_MS;
 }
 
 /* Moves the packets waiting for 'a' to the ready list with 'mac' as their
  * destination.  Returns true if there were any. */
 static bool
-wait_resolve(struct wg_l2 *l2, const struct in6_addr *a, struct eth_addr mac)
+wait_resolve(struct bridge_l2 *l2, const struct in6_addr *a,
+             struct eth_addr mac)
 {
-    struct wg_l2_wait *w;
-    struct wg_l2_pkt *pkt;
+    struct bridge_l2_wait *w;
+    struct bridge_l2_pkt *pkt;
 
     HMAP_FOR_EACH_WITH_HASH (w, hmap_node, addr_hash(a), &l2->waits) {
         if (ipv6_addr_equals(&w->addr, a)) {
@@ -355,12 +358,12 @@ wait_resolve(struct wg_l2 *l2, const struct in6_addr *a, struct eth_addr mac)
 }
 
 bool
-wg_l2_neigh_learn(struct wg_l2 *l2, const struct in6_addr *a,
-                  struct eth_addr mac, long long int now)
+bridge_l2_neigh_learn(struct bridge_l2 *l2, const struct in6_addr *a,
+                      struct eth_addr mac, long long int now)
 {
-    struct wg_l2_neigh *n;
+    struct bridge_l2_neigh *n;
 
-    if (!wg_l2_is_unicast(a) || wg_l2_is_own(l2, a)
+    if (!bridge_l2_is_unicast(a) || bridge_l2_is_own(l2, a)
         || ipv6_addr_equals(a, &l2->lla) || eth_addr_is_multicast(mac)
         || eth_addr_is_zero(mac) || eth_addr_equals(mac, l2->mac)) {
         return false;
@@ -371,7 +374,7 @@ wg_l2_neigh_learn(struct wg_l2 *l2, const struct in6_addr *a,
     } else {
         if (hmap_count(&l2->neighbors) >= l2->limits.max_neighbors) {
             neigh_remove(l2, CONTAINER_OF(ovs_list_front(&l2->lru),
-                                          struct wg_l2_neigh, lru_node));
+                                          struct bridge_l2_neigh, lru_node));
             l2->stats.evicted++;
         }
         n = xzalloc(sizeof *n);
@@ -387,13 +390,14 @@ wg_l2_neigh_learn(struct wg_l2 *l2, const struct in6_addr *a,
 }
 
 bool
-wg_l2_neigh_lookup(const struct wg_l2 *l2, int family, const void *addr,
-                   long long int now, struct eth_addr *mac)
+bridge_l2_neigh_lookup(const struct bridge_l2 *l2, int family,
+                       const void *addr, long long int now,
+                       struct eth_addr *mac)
 {
-    struct in6_addr a = wg_l2_addr_from(family, addr);
-    const struct wg_l2_neigh *n = neigh_find(l2, &a);
+    struct in6_addr a = bridge_l2_addr_from(family, addr);
+    const struct bridge_l2_neigh *n = neigh_find(l2, &a);
 
-    if (n && now - n->seen < WG_L2_NEIGH_EXPIRE_MS) {
+    if (n && now - n->seen < BRIDGE_L2_NEIGH_EXPIRE_MS) {
         *mac = n->mac;
         return true;
     }
@@ -401,7 +405,7 @@ wg_l2_neigh_lookup(const struct wg_l2 *l2, int family, const void *addr,
 }
 
 size_t
-wg_l2_neigh_count(const struct wg_l2 *l2)
+bridge_l2_neigh_count(const struct bridge_l2 *l2)
 {
     return hmap_count(&l2->neighbors);
 }
@@ -409,8 +413,8 @@ wg_l2_neigh_count(const struct wg_l2 *l2)
 /* Frame builders. */
 
 void
-wg_l2_put_eth(uint8_t *out, struct eth_addr dst, struct eth_addr src,
-              uint16_t type)
+bridge_l2_put_eth(uint8_t *out, struct eth_addr dst, struct eth_addr src,
+                  uint16_t type)
 {
     struct eth_header *eth = (struct eth_header *) out;
 
@@ -420,13 +424,13 @@ wg_l2_put_eth(uint8_t *out, struct eth_addr dst, struct eth_addr src,
 }
 
 size_t
-wg_l2_build_arp(const struct wg_l2 *l2, uint8_t *out,
-                struct eth_addr eth_dst, uint16_t op, ovs_be32 spa,
-                struct eth_addr tha, ovs_be32 tpa)
+bridge_l2_build_arp(const struct bridge_l2 *l2, uint8_t *out,
+                    struct eth_addr eth_dst, uint16_t op, ovs_be32 spa,
+                    struct eth_addr tha, ovs_be32 tpa)
 {
     struct arp_eth_header *arp = (void *) (out + ETH_HEADER_LEN);
 
-    wg_l2_put_eth(out, eth_dst, l2->mac, ETH_TYPE_ARP);
+    bridge_l2_put_eth(out, eth_dst, l2->mac, ETH_TYPE_ARP);
     arp->ar_hrd = htons(ARP_HRD_ETHERNET);
     arp->ar_pro = htons(ARP_PRO_IP);
     arp->ar_hln = ETH_ADDR_LEN;
@@ -436,20 +440,20 @@ wg_l2_build_arp(const struct wg_l2 *l2, uint8_t *out,
     put_16aligned_be32(&arp->ar_spa, spa);
     arp->ar_tha = tha;
     put_16aligned_be32(&arp->ar_tpa, tpa);
-    return WG_L2_ARP_FRAME_LEN;
+    return BRIDGE_L2_ARP_FRAME_LEN;
 }
 
 size_t
-wg_l2_build_nd(const struct wg_l2 *l2, uint8_t *out, struct eth_addr eth_dst,
-               const struct in6_addr *src, const struct in6_addr *dst,
-               uint8_t type, uint32_t rso_flags,
-               const struct in6_addr *target)
+bridge_l2_build_nd(const struct bridge_l2 *l2, uint8_t *out,
+                   struct eth_addr eth_dst, const struct in6_addr *src,
+                   const struct in6_addr *dst, uint8_t type,
+                   uint32_t rso_flags, const struct in6_addr *target)
 {
     struct ovs_16aligned_ip6_hdr *ip6 = (void *) (out + ETH_HEADER_LEN);
     struct ovs_nd_msg *nd = (void *) (ip6 + 1);
     uint32_t partial;
 
-    wg_l2_put_eth(out, eth_dst, l2->mac, ETH_TYPE_IPV6);
+    bridge_l2_put_eth(out, eth_dst, l2->mac, ETH_TYPE_IPV6);
     put_16aligned_be32(&ip6->ip6_flow, htonl(6 << 28));
     ip6->ip6_plen = htons(ND_MSG_LEN + ND_LLA_OPT_LEN);
     ip6->ip6_nxt = IPPROTO_ICMPV6;
@@ -468,16 +472,16 @@ wg_l2_build_nd(const struct wg_l2 *l2, uint8_t *out, struct eth_addr eth_dst,
     partial = packet_csum_pseudoheader6(ip6);
     partial = csum_continue(partial, nd, ND_MSG_LEN + ND_LLA_OPT_LEN);
     nd->icmph.icmp6_cksum = csum_finish(partial);
-    return WG_L2_ND_FRAME_LEN;
+    return BRIDGE_L2_ND_FRAME_LEN;
 }
 
 /* Peer to bridge. */
 
 const struct in6_addr *
-wg_l2_own_in_prefix(const struct wg_l2 *l2, const struct in6_addr *a)
+bridge_l2_own_in_prefix(const struct bridge_l2 *l2, const struct in6_addr *a)
 {
     for (size_t i = 0; i < l2->n_addrs; i++) {
-        if (wg_l2_is_v4(&l2->addrs[i].addr) == wg_l2_is_v4(a)
+        if (bridge_l2_is_v4(&l2->addrs[i].addr) == bridge_l2_is_v4(a)
             && prefix_contains(&l2->addrs[i], a)) {
             return &l2->addrs[i].addr;
         }
@@ -493,15 +497,16 @@ wg_l2_own_in_prefix(const struct wg_l2 *l2, const struct in6_addr *a)
  * guest that is probing for 'target' (RFC 5227) would take as a
  * conflict. */
 static ovs_be32
-arp_sender(const struct wg_l2 *l2, const struct in6_addr *target,
+arp_sender(const struct bridge_l2 *l2, const struct in6_addr *target,
            const struct in6_addr *inner_src)
 {
-    const struct in6_addr *own = wg_l2_own_in_prefix(l2, target);
+    const struct in6_addr *own = bridge_l2_own_in_prefix(l2, target);
 
-    if (!own && wg_l2_is_v4(inner_src) && wg_l2_is_unicast(inner_src)) {
+    if (!own && bridge_l2_is_v4(inner_src)
+        && bridge_l2_is_unicast(inner_src)) {
         own = inner_src;
     }
-    own = own ? own : wg_l2_own_for(l2, target);
+    own = own ? own : bridge_l2_own_for(l2, target);
     return own ? in6_addr_get_mapped_ipv4(own) : htonl(0);
 }
 
@@ -510,27 +515,27 @@ arp_sender(const struct wg_l2 *l2, const struct in6_addr *target,
  * An NS comes from an own address in the target's prefix, else from the
  * port's link-local address. */
 static size_t
-in_solicit(struct wg_l2 *l2, const struct in6_addr *dst,
+in_solicit(struct bridge_l2 *l2, const struct in6_addr *dst,
            const struct in6_addr *src, const struct eth_addr *unicast,
            uint8_t *out)
 {
     l2->stats.solicits++;
-    if (wg_l2_is_v4(dst)) {
-        return wg_l2_build_arp(l2, out,
-                               unicast ? *unicast : eth_addr_broadcast,
-                               ARP_OP_REQUEST, arp_sender(l2, dst, src),
-                               unicast ? *unicast : eth_addr_zero,
-                               in6_addr_get_mapped_ipv4(dst));
+    if (bridge_l2_is_v4(dst)) {
+        return bridge_l2_build_arp(l2, out,
+                                   unicast ? *unicast : eth_addr_broadcast,
+                                   ARP_OP_REQUEST, arp_sender(l2, dst, src),
+                                   unicast ? *unicast : eth_addr_zero,
+                                   in6_addr_get_mapped_ipv4(dst));
     } else {
-        const struct in6_addr *from = wg_l2_own_in_prefix(l2, dst);
+        const struct in6_addr *from = bridge_l2_own_in_prefix(l2, dst);
         struct in6_addr snm;
         struct eth_addr mac;
 
         in6_addr_solicited_node(&snm, dst);
         ipv6_multicast_to_ethernet(&mac, &snm);
-        return wg_l2_build_nd(l2, out, unicast ? *unicast : mac,
-                              from ? from : &l2->lla, unicast ? dst : &snm,
-                              ND_NEIGHBOR_SOLICIT, 0, dst);
+        return bridge_l2_build_nd(l2, out, unicast ? *unicast : mac,
+                                  from ? from : &l2->lla, unicast ? dst : &snm,
+                                  ND_NEIGHBOR_SOLICIT, 0, dst);
     }
 }
 
@@ -549,22 +554,23 @@ in_parse(const uint8_t *p, size_t len, struct in6_addr *src,
     if (family == AF_INET) {
         return in6_addr_get_mapped_ipv4(dst) != htonl(0);
     }
-    return ipv6_addr_is_set(dst) && !wg_l2_is_v4(dst) && !wg_l2_is_v4(src);
+    return (ipv6_addr_is_set(dst) && !bridge_l2_is_v4(dst)
+            && !bridge_l2_is_v4(src));
 }
 
 /* The group MAC for a multicast or broadcast 'dst'; false if unicast. */
 static bool
-in_group_mac(const struct wg_l2 *l2, const struct in6_addr *dst,
+in_group_mac(const struct bridge_l2 *l2, const struct in6_addr *dst,
              struct eth_addr *mac)
 {
-    if (wg_l2_is_v4(dst)) {
+    if (bridge_l2_is_v4(dst)) {
         const uint8_t *b = &dst->s6_addr[12];
 
         if (ip_is_multicast(in6_addr_get_mapped_ipv4(dst))) {
             *mac = (struct eth_addr) { { { 0x01, 0x00, 0x5e, b[1] & 0x7f,
                                            b[2], b[3] } } };
             return true;
-        } else if (!wg_l2_is_unicast(dst) || wg_l2_is_bcast(l2, dst)) {
+        } else if (!bridge_l2_is_unicast(dst) || bridge_l2_is_bcast(l2, dst)) {
             *mac = eth_addr_broadcast;
             return true;
         }
@@ -575,10 +581,10 @@ in_group_mac(const struct wg_l2 *l2, const struct in6_addr *dst,
     return false;
 }
 
-static struct wg_l2_wait *
-wait_find(const struct wg_l2 *l2, const struct in6_addr *a)
+static struct bridge_l2_wait *
+wait_find(const struct bridge_l2 *l2, const struct in6_addr *a)
 {
-    struct wg_l2_wait *w;
+    struct bridge_l2_wait *w;
 
     HMAP_FOR_EACH_WITH_HASH (w, hmap_node, addr_hash(a), &l2->waits) {
         if (ipv6_addr_equals(&w->addr, a)) {
@@ -588,33 +594,34 @@ wait_find(const struct wg_l2 *l2, const struct in6_addr *a)
     return NULL;
 }
 
-static enum wg_l2_in_action
-in_drop(struct wg_l2 *l2, struct wg_l2_ingress *out, enum wg_l2_reason r)
+static enum bridge_l2_in_action
+in_drop(struct bridge_l2 *l2, struct bridge_l2_ingress *out,
+        enum bridge_l2_reason r)
 {
     out->reason = r;
-    wg_l2_count(l2, r);
-    return WG_L2_IN_DROP;
+    bridge_l2_count(l2, r);
+    return BRIDGE_L2_IN_DROP;
 }
 
 /* Queues a copy of 'ip' until 'dst' is resolved, soliciting it at most
- * once per WG_L2_SOLICIT_INTERVAL_MS. */
-static enum wg_l2_in_action
-in_queue(struct wg_l2 *l2, const void *ip, size_t len, uint64_t meta,
+ * once per BRIDGE_L2_SOLICIT_INTERVAL_MS. */
+static enum bridge_l2_in_action
+in_queue(struct bridge_l2 *l2, const void *ip, size_t len, uint64_t meta,
          long long int now, const struct in6_addr *src,
          const struct in6_addr *dst, uint8_t *solicit,
-         struct wg_l2_ingress *out)
+         struct bridge_l2_ingress *out)
 {
-    struct wg_l2_wait *w = wait_find(l2, dst);
+    struct bridge_l2_wait *w = wait_find(l2, dst);
     size_t size = ETH_HEADER_LEN + len;
-    struct wg_l2_pkt *pkt;
+    struct bridge_l2_pkt *pkt;
 
-    if (w && now - w->created >= WG_L2_PENDING_TIMEOUT_MS) {
+    if (w && now - w->created >= BRIDGE_L2_PENDING_TIMEOUT_MS) {
         wait_free(l2, w, true);
         w = NULL;
     }
     if (!w) {
         if (hmap_count(&l2->waits) >= l2->limits.pending_total) {
-            return in_drop(l2, out, WG_L2_R_PENDING_FULL);
+            return in_drop(l2, out, BRIDGE_L2_R_PENDING_FULL);
         }
         w = xzalloc(sizeof *w);
         w->addr = *dst;
@@ -624,74 +631,75 @@ in_queue(struct wg_l2 *l2, const void *ip, size_t len, uint64_t meta,
         hmap_insert(&l2->waits, &w->hmap_node, addr_hash(dst));
     }
     if (w->solicited == LLONG_MIN
-        || now - w->solicited >= WG_L2_SOLICIT_INTERVAL_MS) {
+        || now - w->solicited >= BRIDGE_L2_SOLICIT_INTERVAL_MS) {
         w->solicited = now;
         out->solicit_len = in_solicit(l2, dst, src, NULL, solicit);
     }
     if (w->n >= l2->limits.pending_per_dst
         || l2->n_held >= l2->limits.pending_total
         || l2->bytes_held + size > l2->limits.pending_bytes) {
-        return in_drop(l2, out, WG_L2_R_PENDING_FULL);
+        return in_drop(l2, out, BRIDGE_L2_R_PENDING_FULL);
     }
     pkt = xmalloc(sizeof *pkt + size);
     pkt->meta = meta;
     pkt->len = size;
-    wg_l2_put_eth(pkt->frame, eth_addr_zero, l2->mac,
-                  ntohs(out->eth.eth_type));
+    bridge_l2_put_eth(pkt->frame, eth_addr_zero, l2->mac,
+                      ntohs(out->eth.eth_type));
     memcpy(pkt->frame + ETH_HEADER_LEN, ip, len);
     ovs_list_push_back(&w->pkts, &pkt->list_node);
     w->n++;
     l2->n_held++;
     l2->bytes_held += size;
     l2->stats.queued++;
-    return WG_L2_IN_QUEUED;
+    return BRIDGE_L2_IN_QUEUED;
 }
 
-enum wg_l2_in_action
-wg_l2_to_bridge(struct wg_l2 *l2, const void *ip, size_t len, uint64_t meta,
-                long long int now, void *solicit, size_t solicit_size,
-                struct wg_l2_ingress *out)
+enum bridge_l2_in_action
+bridge_l2_to_bridge(struct bridge_l2 *l2, const void *ip, size_t len,
+                    uint64_t meta, long long int now, void *solicit,
+                    size_t solicit_size, struct bridge_l2_ingress *out)
 {
     struct in6_addr src, dst;
-    struct wg_l2_neigh *n;
+    struct bridge_l2_neigh *n;
 
-    ovs_assert(solicit_size >= WG_L2_ND_FRAME_MAX);
+    ovs_assert(solicit_size >= BRIDGE_L2_ND_FRAME_MAX);
     memset(out, 0, sizeof *out);
-    wg_l2_neigh_expire(l2, now);
+    bridge_l2_neigh_expire(l2, now);
     if (!in_parse(ip, len, &src, &dst)) {
-        return in_drop(l2, out, WG_L2_R_IN_BAD);
+        return in_drop(l2, out, BRIDGE_L2_R_IN_BAD);
     }
     out->eth.eth_src = l2->mac;
-    out->eth.eth_type = htons(wg_l2_is_v4(&dst) ? ETH_TYPE_IP
+    out->eth.eth_type = htons(bridge_l2_is_v4(&dst) ? ETH_TYPE_IP
                               : ETH_TYPE_IPV6);
     if (in_group_mac(l2, &dst, &out->eth.eth_dst)) {
-        return WG_L2_IN_DELIVER;
-    } else if (wg_l2_is_own(l2, &dst) || ipv6_addr_equals(&dst, &l2->lla)) {
-        return in_drop(l2, out, WG_L2_R_IN_TO_SELF);
+        return BRIDGE_L2_IN_DELIVER;
+    } else if (bridge_l2_is_own(l2, &dst)
+               || ipv6_addr_equals(&dst, &l2->lla)) {
+        return in_drop(l2, out, BRIDGE_L2_R_IN_TO_SELF);
     }
     n = neigh_find(l2, &dst);
-    if (!n || now - n->seen >= WG_L2_NEIGH_EXPIRE_MS) {
+    if (!n || now - n->seen >= BRIDGE_L2_NEIGH_EXPIRE_MS) {
         return in_queue(l2, ip, len, meta, now, &src, &dst, solicit, out);
     }
     out->eth.eth_dst = n->mac;
-    if (now - n->seen >= WG_L2_NEIGH_STALE_MS
+    if (now - n->seen >= BRIDGE_L2_NEIGH_STALE_MS
         && (n->probed == LLONG_MIN
-            || now - n->probed >= WG_L2_SOLICIT_INTERVAL_MS)) {
+            || now - n->probed >= BRIDGE_L2_SOLICIT_INTERVAL_MS)) {
         n->probed = now;
         out->solicit_len = in_solicit(l2, &dst, &src, &n->mac, solicit);
     }
-    return WG_L2_IN_DELIVER;
+    return BRIDGE_L2_IN_DELIVER;
 }
 
-struct wg_l2_pkt *
-wg_l2_pending_pop(struct wg_l2 *l2)
+struct bridge_l2_pkt *
+bridge_l2_pending_pop(struct bridge_l2 *l2)
 {
-    struct wg_l2_pkt *pkt;
+    struct bridge_l2_pkt *pkt;
 
     if (ovs_list_is_empty(&l2->ready)) {
         return NULL;
     }
-    pkt = CONTAINER_OF(ovs_list_pop_front(&l2->ready), struct wg_l2_pkt,
+    pkt = CONTAINER_OF(ovs_list_pop_front(&l2->ready), struct bridge_l2_pkt,
                        list_node);
     l2->n_held--;
     l2->bytes_held -= pkt->len;
@@ -700,50 +708,50 @@ wg_l2_pending_pop(struct wg_l2 *l2)
 }
 
 void
-wg_l2_pkt_free(struct wg_l2_pkt *pkt)
+bridge_l2_pkt_free(struct bridge_l2_pkt *pkt)
 {
     free(pkt);
 }
 
 size_t
-wg_l2_pending_count(const struct wg_l2 *l2)
+bridge_l2_pending_count(const struct bridge_l2 *l2)
 {
     return l2->n_held;
 }
 
 void
-wg_l2_run(struct wg_l2 *l2, long long int now)
+bridge_l2_run(struct bridge_l2 *l2, long long int now)
 {
-    struct wg_l2_wait *w;
+    struct bridge_l2_wait *w;
 
-    wg_l2_neigh_expire(l2, now);
+    bridge_l2_neigh_expire(l2, now);
     HMAP_FOR_EACH_SAFE (w, hmap_node, &l2->waits) {
-        if (now - w->created >= WG_L2_PENDING_TIMEOUT_MS) {
+        if (now - w->created >= BRIDGE_L2_PENDING_TIMEOUT_MS) {
             wait_free(l2, w, true);
         }
     }
 }
 
 long long int
-wg_l2_next_deadline(const struct wg_l2 *l2)
+bridge_l2_next_deadline(const struct bridge_l2 *l2)
 {
     long long int deadline = LLONG_MAX;
-    const struct wg_l2_wait *w;
+    const struct bridge_l2_wait *w;
 
     HMAP_FOR_EACH (w, hmap_node, &l2->waits) {
-        deadline = MIN(deadline, w->created + WG_L2_PENDING_TIMEOUT_MS);
+        deadline = MIN(deadline, w->created + BRIDGE_L2_PENDING_TIMEOUT_MS);
     }
     return deadline;
 }
 
 uint64_t
-wg_l2_reason_count(const struct wg_l2 *l2, enum wg_l2_reason r)
+bridge_l2_reason_count(const struct bridge_l2 *l2, enum bridge_l2_reason r)
 {
-    return r < WG_L2_N_REASONS ? l2->counts[r] : 0;
+    return r < BRIDGE_L2_N_REASONS ? l2->counts[r] : 0;
 }
 
 void
-wg_l2_get_stats(const struct wg_l2 *l2, struct wg_l2_stats *stats)
+bridge_l2_get_stats(const struct bridge_l2 *l2, struct bridge_l2_stats *stats)
 {
     *stats = l2->stats;
 }
