@@ -19,10 +19,11 @@
 
 #include <string.h>
 
+#include "bridge-l2-private.h"
+#include "dp-packet.h"
 #include "pkt-ip.h"
 #include "pkt-mtu.h"
 #include "util.h"
-#include "bridge-l2-private.h"
 
 #define ETH_TYPE_LLDP 0x88cc
 
@@ -40,7 +41,6 @@ struct eg_ctx {
     long long int now;
     bridge_l2_routable_cb *routable;
     void *aux;
-    uint8_t *reply;
     struct bridge_l2_egress *out;
 };
 
@@ -50,6 +50,14 @@ eg_drop(struct eg_ctx *c, enum bridge_l2_reason reason)
     c->out->reason = reason;
     bridge_l2_count(c->l2, reason);
     return BRIDGE_L2_EG_DROP;
+}
+
+static enum bridge_l2_eg_action
+eg_reply(struct eg_ctx *c, struct dp_packet *reply)
+{
+    c->out->reply = reply;
+    c->out->reply_len = dp_packet_size(reply);
+    return BRIDGE_L2_EG_REPLY;
 }
 
 static void
@@ -124,13 +132,10 @@ eg_arp(struct eg_ctx *c)
     if (r != BRIDGE_L2_R_OK) {
         return eg_drop(c, r);
     }
-    c->out->reply_len = bridge_l2_build_arp(c->l2, c->reply, arp->ar_sha,
-                                            ARP_OP_REPLY,
-                                            get_16aligned_be32(&arp->ar_tpa),
-                                            arp->ar_sha,
-                                            get_16aligned_be32(&arp->ar_spa));
     c->l2->stats.arp_replies++;
-    return BRIDGE_L2_EG_REPLY;
+    return eg_reply(c, bridge_l2_compose_arp(
+                        c->l2, ARP_OP_REPLY, get_16aligned_be32(&arp->ar_tpa),
+                        arp->ar_sha, false, get_16aligned_be32(&arp->ar_spa)));
 }
 
 /* Finds the link-layer address option 'type' among the 'n' bytes of ND
@@ -196,12 +201,10 @@ eg_ns(struct eg_ctx *c, const struct ovs_16aligned_ip6_hdr *ip6,
         }
         flags = ND_RSO_SOLICITED;
     }
-    c->out->reply_len = bridge_l2_build_nd(c->l2, c->reply,
-                                           has_slla ? slla : c->eth->eth_src,
-                                           &target, src, ND_NEIGHBOR_ADVERT,
-                                           flags, &target);
     c->l2->stats.na_replies++;
-    return BRIDGE_L2_EG_REPLY;
+    return eg_reply(c, bridge_l2_compose_na(c->l2,
+                                            has_slla ? slla : c->eth->eth_src,
+                                            &target, src, flags));
 }
 
 /* Neighbor Discovery: hop limit 255, code 0, checksum verified. */
@@ -320,16 +323,14 @@ eg_ipv4(struct eg_ctx *c)
 enum bridge_l2_eg_action
 bridge_l2_from_bridge(struct bridge_l2 *l2, const void *frame, size_t len,
                       long long int now, bridge_l2_routable_cb *routable,
-                      void *aux, void *reply, size_t reply_size,
-                      struct bridge_l2_egress *out)
+                      void *aux, struct bridge_l2_egress *out)
 {
     struct eg_ctx c = {
         .l2 = l2, .len = len, .eth = frame, .now = now,
-        .routable = routable, .aux = aux, .reply = reply, .out = out,
+        .routable = routable, .aux = aux, .out = out,
     };
     uint16_t type;
 
-    ovs_assert(reply_size >= BRIDGE_L2_ND_FRAME_MAX);
     memset(out, 0, sizeof *out);
     bridge_l2_neigh_expire(l2, now);
     if (len < ETH_HEADER_LEN) {

@@ -21,8 +21,9 @@
 
 #include <netinet/icmp6.h>
 #include <netinet/ip6.h>
-#include "openvswitch/hmap.h"
 #include "bridge-l2.h"
+#include "openvswitch/hmap.h"
+#include "openvswitch/list.h"
 
 #define BRIDGE_L2_ARP_FRAME_LEN (ETH_HEADER_LEN + ARP_ETH_HEADER_LEN)
 #define BRIDGE_L2_ND_FRAME_LEN (ETH_HEADER_LEN + IPV6_HEADER_LEN \
@@ -46,6 +47,13 @@ struct bridge_l2_neigh {
     struct eth_addr mac;
     long long int seen;         /* Last confirmed by a bridge frame. */
     long long int probed;       /* Last refresh probe sent. */
+};
+
+/* A packet in the pending queue: an Ethernet frame whose destination MAC
+ * is filled in when its neighbor becomes known. */
+struct bridge_l2_pkt {
+    struct ovs_list list_node;  /* In a wait's 'pkts' or in 'ready'. */
+    struct dp_packet *pkt;
 };
 
 /* Packets waiting for one unresolved destination. */
@@ -163,18 +171,27 @@ void bridge_l2_neigh_expire(struct bridge_l2 *, long long int now);
 bool bridge_l2_neigh_learn(struct bridge_l2 *, const struct in6_addr *a,
                            struct eth_addr mac, long long int now);
 
-/* Frame builders: each writes a complete frame at 'out' and returns its
- * length.  bridge_l2_build_nd() writes a Neighbor Solicitation (with source
- * link-layer option) or Advertisement (with target link-layer option),
- * checksum included. */
+/* Frame builders.  bridge_l2_put_eth() writes an Ethernet header at 'out'.
+ * The others return a new dp_packet from the port's MAC, built by OVS's
+ * compose_*(): an ARP packet of operation 'op' with target hardware
+ * address 'tha', broadcast or sent to 'tha'; a Neighbor Advertisement for
+ * 'target' (also its source) to 'dst' with flags 'rso_flags' (ND_RSO_*) and
+ * the target link-layer option; a Neighbor Solicitation for 'target' from
+ * 'src', to the target's solicited-node group or, when 'unicast' is
+ * nonnull, to 'target' at that MAC, with the source link-layer option. */
 void bridge_l2_put_eth(uint8_t *out, struct eth_addr dst, struct eth_addr src,
                        uint16_t type);
-size_t bridge_l2_build_arp(const struct bridge_l2 *, uint8_t *out,
-                           struct eth_addr eth_dst, uint16_t op, ovs_be32 spa,
-                           struct eth_addr tha, ovs_be32 tpa);
-size_t bridge_l2_build_nd(const struct bridge_l2 *, uint8_t *out,
-                          struct eth_addr eth_dst, const struct in6_addr *src,
-                          const struct in6_addr *dst, uint8_t type,
-                          uint32_t rso_flags, const struct in6_addr *target);
+struct dp_packet *bridge_l2_compose_arp(const struct bridge_l2 *, uint16_t op,
+                                        ovs_be32 spa, struct eth_addr tha,
+                                        bool broadcast, ovs_be32 tpa);
+struct dp_packet *bridge_l2_compose_na(const struct bridge_l2 *,
+                                       struct eth_addr eth_dst,
+                                       const struct in6_addr *target,
+                                       const struct in6_addr *dst,
+                                       uint32_t rso_flags);
+struct dp_packet *bridge_l2_compose_ns(const struct bridge_l2 *,
+                                       const struct in6_addr *src,
+                                       const struct in6_addr *target,
+                                       const struct eth_addr *unicast);
 
 #endif /* bridge-l2-private.h */

@@ -22,12 +22,12 @@
 #include <limits.h>
 #include <string.h>
 
+#include "bridge-l2-private.h"
 #include "coverage.h"
-#include "csum.h"
+#include "dp-packet.h"
 #include "hash.h"
 #include "pkt-ip.h"
 #include "util.h"
-#include "bridge-l2-private.h"
 
 /* Core of the L2 adapter: drop reasons, own addresses, the neighbor table,
  * the frame builders, and the peer-to-bridge side with its pending queue.
@@ -226,18 +226,29 @@ bridge_l2_create(struct eth_addr mac, const struct bridge_l2_limits *limits)
     return l2;
 }
 
+/* Takes the packet of 'p', already off its list, out of the pending
+ * queue's accounting and frees 'p'.  Returns the packet. */
+static struct dp_packet *
+pending_release(struct bridge_l2 *l2, struct bridge_l2_pkt *p)
+{
+    struct dp_packet *pkt = p->pkt;
+
+    l2->n_held--;
+    l2->bytes_held -= dp_packet_size(pkt);
+    free(p);
+    return pkt;
+}
+
 static void
 wait_free(struct bridge_l2 *l2, struct bridge_l2_wait *w, bool count_drops)
 {
-    struct bridge_l2_pkt *pkt;
+    struct bridge_l2_pkt *p;
 
-    LIST_FOR_EACH_POP (pkt, list_node, &w->pkts) {
+    LIST_FOR_EACH_POP (p, list_node, &w->pkts) {
         if (count_drops) {
             bridge_l2_count(l2, BRIDGE_L2_R_PENDING_TIMEOUT);
         }
-        l2->n_held--;
-        l2->bytes_held -= pkt->len;
-        free(pkt);
+        dp_packet_delete(pending_release(l2, p));
     }
     hmap_remove(&l2->waits, &w->hmap_node);
     free(w);
@@ -248,7 +259,7 @@ bridge_l2_destroy(struct bridge_l2 *l2)
 {
     struct bridge_l2_neigh *n;
     struct bridge_l2_wait *w;
-    struct bridge_l2_pkt *pkt;
+    struct bridge_l2_pkt *p;
 
     if (!l2) {
         return;
@@ -256,8 +267,8 @@ bridge_l2_destroy(struct bridge_l2 *l2)
     HMAP_FOR_EACH_SAFE (w, hmap_node, &l2->waits) {
         wait_free(l2, w, false);
     }
-    LIST_FOR_EACH_POP (pkt, list_node, &l2->ready) {
-        free(pkt);
+    LIST_FOR_EACH_POP (p, list_node, &l2->ready) {
+        dp_packet_delete(pending_release(l2, p));
     }
     HMAP_FOR_EACH_POP (n, hmap_node, &l2->neighbors) {
         free(n);
@@ -339,15 +350,15 @@ wait_resolve(struct bridge_l2 *l2, const struct in6_addr *a,
              struct eth_addr mac)
 {
     struct bridge_l2_wait *w;
-    struct bridge_l2_pkt *pkt;
+    struct bridge_l2_pkt *p;
 
     HMAP_FOR_EACH_WITH_HASH (w, hmap_node, addr_hash(a), &l2->waits) {
         if (ipv6_addr_equals(&w->addr, a)) {
-            LIST_FOR_EACH_POP (pkt, list_node, &w->pkts) {
-                struct eth_header *eth = (struct eth_header *) pkt->frame;
+            LIST_FOR_EACH_POP (p, list_node, &w->pkts) {
+                struct eth_header *eth = dp_packet_data(p->pkt);
 
                 eth->eth_dst = mac;
-                ovs_list_push_back(&l2->ready, &pkt->list_node);
+                ovs_list_push_back(&l2->ready, &p->list_node);
             }
             hmap_remove(&l2->waits, &w->hmap_node);
             free(w);
@@ -423,56 +434,43 @@ bridge_l2_put_eth(uint8_t *out, struct eth_addr dst, struct eth_addr src,
     eth->eth_type = htons(type);
 }
 
-size_t
-bridge_l2_build_arp(const struct bridge_l2 *l2, uint8_t *out,
-                    struct eth_addr eth_dst, uint16_t op, ovs_be32 spa,
-                    struct eth_addr tha, ovs_be32 tpa)
+struct dp_packet *
+bridge_l2_compose_arp(const struct bridge_l2 *l2, uint16_t op, ovs_be32 spa,
+                      struct eth_addr tha, bool broadcast, ovs_be32 tpa)
 {
-    struct arp_eth_header *arp = (void *) (out + ETH_HEADER_LEN);
+    struct dp_packet *pkt = dp_packet_new(BRIDGE_L2_ND_FRAME_MAX);
 
-    bridge_l2_put_eth(out, eth_dst, l2->mac, ETH_TYPE_ARP);
-    arp->ar_hrd = htons(ARP_HRD_ETHERNET);
-    arp->ar_pro = htons(ARP_PRO_IP);
-    arp->ar_hln = ETH_ADDR_LEN;
-    arp->ar_pln = 4;
-    arp->ar_op = htons(op);
-    arp->ar_sha = l2->mac;
-    put_16aligned_be32(&arp->ar_spa, spa);
-    arp->ar_tha = tha;
-    put_16aligned_be32(&arp->ar_tpa, tpa);
-    return BRIDGE_L2_ARP_FRAME_LEN;
+    compose_arp(pkt, op, l2->mac, tha, broadcast, spa, tpa);
+    return pkt;
 }
 
-size_t
-bridge_l2_build_nd(const struct bridge_l2 *l2, uint8_t *out,
-                   struct eth_addr eth_dst, const struct in6_addr *src,
-                   const struct in6_addr *dst, uint8_t type,
-                   uint32_t rso_flags, const struct in6_addr *target)
+struct dp_packet *
+bridge_l2_compose_na(const struct bridge_l2 *l2, struct eth_addr eth_dst,
+                     const struct in6_addr *target, const struct in6_addr *dst,
+                     uint32_t rso_flags)
 {
-    struct ovs_16aligned_ip6_hdr *ip6 = (void *) (out + ETH_HEADER_LEN);
-    struct ovs_nd_msg *nd = (void *) (ip6 + 1);
-    uint32_t partial;
+    struct dp_packet *pkt = dp_packet_new(BRIDGE_L2_ND_FRAME_MAX);
 
-    bridge_l2_put_eth(out, eth_dst, l2->mac, ETH_TYPE_IPV6);
-    put_16aligned_be32(&ip6->ip6_flow, htonl(6 << 28));
-    ip6->ip6_plen = htons(ND_MSG_LEN + ND_LLA_OPT_LEN);
-    ip6->ip6_nxt = IPPROTO_ICMPV6;
-    ip6->ip6_hlim = 255;
-    memcpy(&ip6->ip6_src, src, sizeof *src);
-    memcpy(&ip6->ip6_dst, dst, sizeof *dst);
-    nd->icmph.icmp6_type = type;
-    nd->icmph.icmp6_code = 0;
-    nd->icmph.icmp6_cksum = htons(0);
-    put_16aligned_be32(&nd->rso_flags, htonl(rso_flags));
-    memcpy(&nd->target, target, sizeof *target);
-    nd->options[0].type = (type == ND_NEIGHBOR_SOLICIT
-                           ? ND_OPT_SOURCE_LINKADDR : ND_OPT_TARGET_LINKADDR);
-    nd->options[0].len = 1;
-    nd->options[0].mac = l2->mac;
-    partial = packet_csum_pseudoheader6(ip6);
-    partial = csum_continue(partial, nd, ND_MSG_LEN + ND_LLA_OPT_LEN);
-    nd->icmph.icmp6_cksum = csum_finish(partial);
-    return BRIDGE_L2_ND_FRAME_LEN;
+    compose_nd_na(pkt, l2->mac, eth_dst, target, dst, htonl(rso_flags));
+    return pkt;
+}
+
+struct dp_packet *
+bridge_l2_compose_ns(const struct bridge_l2 *l2, const struct in6_addr *src,
+                     const struct in6_addr *target,
+                     const struct eth_addr *unicast)
+{
+    struct dp_packet *pkt = dp_packet_new(BRIDGE_L2_ND_FRAME_MAX);
+
+    compose_nd_ns(pkt, l2->mac, src, target);
+    if (unicast) {
+        /* Readdressed with the checksum updated to match. */
+        struct eth_header *eth = dp_packet_eth(pkt);
+
+        eth->eth_dst = *unicast;
+        packet_set_ipv6(pkt, src, target, 0, htonl(0), 255);
+    }
+    return pkt;
 }
 
 /* Peer to bridge. */
@@ -510,33 +508,28 @@ arp_sender(const struct bridge_l2 *l2, const struct in6_addr *target,
     return own ? in6_addr_get_mapped_ipv4(own) : htonl(0);
 }
 
-/* Writes an ARP request or NS for 'dst' to 'out': broadcast / to the
+/* Puts into 'out' an ARP request or NS for 'dst': broadcast / to the
  * solicited-node group, or to 'unicast' when refreshing a known entry.
  * An NS comes from an own address in the target's prefix, else from the
  * port's link-local address. */
-static size_t
+static void
 in_solicit(struct bridge_l2 *l2, const struct in6_addr *dst,
            const struct in6_addr *src, const struct eth_addr *unicast,
-           uint8_t *out)
+           struct bridge_l2_ingress *out)
 {
     l2->stats.solicits++;
     if (bridge_l2_is_v4(dst)) {
-        return bridge_l2_build_arp(l2, out,
-                                   unicast ? *unicast : eth_addr_broadcast,
-                                   ARP_OP_REQUEST, arp_sender(l2, dst, src),
-                                   unicast ? *unicast : eth_addr_zero,
-                                   in6_addr_get_mapped_ipv4(dst));
+        out->solicit = bridge_l2_compose_arp(
+            l2, ARP_OP_REQUEST, arp_sender(l2, dst, src),
+            unicast ? *unicast : eth_addr_zero, !unicast,
+            in6_addr_get_mapped_ipv4(dst));
     } else {
         const struct in6_addr *from = bridge_l2_own_in_prefix(l2, dst);
-        struct in6_addr snm;
-        struct eth_addr mac;
 
-        in6_addr_solicited_node(&snm, dst);
-        ipv6_multicast_to_ethernet(&mac, &snm);
-        return bridge_l2_build_nd(l2, out, unicast ? *unicast : mac,
-                                  from ? from : &l2->lla, unicast ? dst : &snm,
-                                  ND_NEIGHBOR_SOLICIT, 0, dst);
+        out->solicit = bridge_l2_compose_ns(l2, from ? from : &l2->lla, dst,
+                                            unicast);
     }
+    out->solicit_len = dp_packet_size(out->solicit);
 }
 
 /* Reads the addresses of the inner packet 'p' ('len' bytes).  Returns
@@ -603,17 +596,17 @@ in_drop(struct bridge_l2 *l2, struct bridge_l2_ingress *out,
     return BRIDGE_L2_IN_DROP;
 }
 
-/* Queues a copy of 'ip' until 'dst' is resolved, soliciting it at most
- * once per BRIDGE_L2_SOLICIT_INTERVAL_MS. */
+/* Keeps 'pkt' until 'dst' is resolved, soliciting it at most once per
+ * BRIDGE_L2_SOLICIT_INTERVAL_MS. */
 static enum bridge_l2_in_action
-in_queue(struct bridge_l2 *l2, const void *ip, size_t len, uint64_t meta,
-         long long int now, const struct in6_addr *src,
-         const struct in6_addr *dst, uint8_t *solicit,
+in_queue(struct bridge_l2 *l2, struct dp_packet *pkt, long long int now,
+         const struct in6_addr *src, const struct in6_addr *dst,
          struct bridge_l2_ingress *out)
 {
     struct bridge_l2_wait *w = wait_find(l2, dst);
-    size_t size = ETH_HEADER_LEN + len;
-    struct bridge_l2_pkt *pkt;
+    size_t size = ETH_HEADER_LEN + dp_packet_size(pkt);
+    struct eth_header *eth;
+    struct bridge_l2_pkt *p;
 
     if (w && now - w->created >= BRIDGE_L2_PENDING_TIMEOUT_MS) {
         wait_free(l2, w, true);
@@ -633,20 +626,19 @@ in_queue(struct bridge_l2 *l2, const void *ip, size_t len, uint64_t meta,
     if (w->solicited == LLONG_MIN
         || now - w->solicited >= BRIDGE_L2_SOLICIT_INTERVAL_MS) {
         w->solicited = now;
-        out->solicit_len = in_solicit(l2, dst, src, NULL, solicit);
+        in_solicit(l2, dst, src, NULL, out);
     }
     if (w->n >= l2->limits.pending_per_dst
         || l2->n_held >= l2->limits.pending_total
         || l2->bytes_held + size > l2->limits.pending_bytes) {
         return in_drop(l2, out, BRIDGE_L2_R_PENDING_FULL);
     }
-    pkt = xmalloc(sizeof *pkt + size);
-    pkt->meta = meta;
-    pkt->len = size;
-    bridge_l2_put_eth(pkt->frame, eth_addr_zero, l2->mac,
-                      ntohs(out->eth.eth_type));
-    memcpy(pkt->frame + ETH_HEADER_LEN, ip, len);
-    ovs_list_push_back(&w->pkts, &pkt->list_node);
+    eth = dp_packet_push_uninit(pkt, ETH_HEADER_LEN);
+    *eth = out->eth;
+    eth->eth_dst = eth_addr_zero;
+    p = xmalloc(sizeof *p);
+    p->pkt = pkt;
+    ovs_list_push_back(&w->pkts, &p->list_node);
     w->n++;
     l2->n_held++;
     l2->bytes_held += size;
@@ -655,17 +647,15 @@ in_queue(struct bridge_l2 *l2, const void *ip, size_t len, uint64_t meta,
 }
 
 enum bridge_l2_in_action
-bridge_l2_to_bridge(struct bridge_l2 *l2, const void *ip, size_t len,
-                    uint64_t meta, long long int now, void *solicit,
-                    size_t solicit_size, struct bridge_l2_ingress *out)
+bridge_l2_to_bridge(struct bridge_l2 *l2, struct dp_packet *pkt,
+                    long long int now, struct bridge_l2_ingress *out)
 {
     struct in6_addr src, dst;
     struct bridge_l2_neigh *n;
 
-    ovs_assert(solicit_size >= BRIDGE_L2_ND_FRAME_MAX);
     memset(out, 0, sizeof *out);
     bridge_l2_neigh_expire(l2, now);
-    if (!in_parse(ip, len, &src, &dst)) {
+    if (!in_parse(dp_packet_data(pkt), dp_packet_size(pkt), &src, &dst)) {
         return in_drop(l2, out, BRIDGE_L2_R_IN_BAD);
     }
     out->eth.eth_src = l2->mac;
@@ -679,38 +669,30 @@ bridge_l2_to_bridge(struct bridge_l2 *l2, const void *ip, size_t len,
     }
     n = neigh_find(l2, &dst);
     if (!n || now - n->seen >= BRIDGE_L2_NEIGH_EXPIRE_MS) {
-        return in_queue(l2, ip, len, meta, now, &src, &dst, solicit, out);
+        return in_queue(l2, pkt, now, &src, &dst, out);
     }
     out->eth.eth_dst = n->mac;
     if (now - n->seen >= BRIDGE_L2_NEIGH_STALE_MS
         && (n->probed == LLONG_MIN
             || now - n->probed >= BRIDGE_L2_SOLICIT_INTERVAL_MS)) {
         n->probed = now;
-        out->solicit_len = in_solicit(l2, &dst, &src, &n->mac, solicit);
+        in_solicit(l2, &dst, &src, &n->mac, out);
     }
     return BRIDGE_L2_IN_DELIVER;
 }
 
-struct bridge_l2_pkt *
+struct dp_packet *
 bridge_l2_pending_pop(struct bridge_l2 *l2)
 {
-    struct bridge_l2_pkt *pkt;
+    struct bridge_l2_pkt *p;
 
     if (ovs_list_is_empty(&l2->ready)) {
         return NULL;
     }
-    pkt = CONTAINER_OF(ovs_list_pop_front(&l2->ready), struct bridge_l2_pkt,
-                       list_node);
-    l2->n_held--;
-    l2->bytes_held -= pkt->len;
+    p = CONTAINER_OF(ovs_list_pop_front(&l2->ready), struct bridge_l2_pkt,
+                     list_node);
     l2->stats.flushed++;
-    return pkt;
-}
-
-void
-bridge_l2_pkt_free(struct bridge_l2_pkt *pkt)
-{
-    free(pkt);
+    return pending_release(l2, p);
 }
 
 size_t

@@ -22,19 +22,23 @@
  * plays the Ethernet host the bridge expects, with a neighbor table, a
  * pending queue and proxy ARP/ND.
  *
- * Pure functions over byte buffers: a "frame" is an untagged Ethernet frame
- * (header at offset 0), an "IP packet" starts with its IPv4 or IPv6 header.
- * Buffers must be 16-bit aligned, as OVS's packet structures require (a
- * dp_packet's data is).  All times are caller-supplied monotonic
- * milliseconds ('now').  Not thread-safe: the caller serializes every call
- * on one 'struct bridge_l2'.
+ * Frames from the bridge are read as byte buffers: a "frame" is an untagged
+ * Ethernet frame (header at offset 0), 16-bit aligned as OVS's packet
+ * structures require (a dp_packet's data is).  What the adapter sends or
+ * keeps is a struct dp_packet: inner packets (an "IP packet" starts with
+ * its IPv4 or IPv6 header) wait in the pending queue as the caller's own
+ * dp_packets, and replies and solicitations are built by OVS's
+ * compose_arp(), compose_nd_ns() and compose_nd_na() into new ones that
+ * the caller sends into the bridge.  All times are caller-supplied
+ * monotonic milliseconds ('now').  Not thread-safe: the caller serializes
+ * every call on one 'struct bridge_l2'.
  *
  * Bridge to peer: bridge_l2_from_bridge() classifies each frame.  IP frames
  * addressed to the port's MAC go to WireGuard (the caller does cryptokey
  * routing on the destination returned); ARP requests and IPv6 Neighbor
  * Solicitations for an address routable through a peer (the caller's
- * callback says which) or owned by the port are answered with a frame
- * written into the caller's buffer (proxy ARP / ND); everything else is
+ * callback says which) or owned by the port are answered with a reply
+ * frame (proxy ARP / ND); everything else is
  * dropped with an enum bridge_l2_reason.  Never answered: gratuitous ARP,
  * ARP probes, DAD solicitations, and addresses seen as a source on the
  * bridge side.  Every ARP, ND and IP frame teaches the neighbor table
@@ -42,7 +46,7 @@
  *
  * Peer to bridge: bridge_l2_to_bridge() gives the Ethernet header for a
  * decrypted inner packet.  When the destination's MAC is unknown, the
- * adapter keeps a COPY of the packet in its pending queue (bounded per
+ * adapter keeps the packet in its pending queue (bounded per
  * destination, in total packets and in total bytes; drops counted) and
  * asks the caller to send an ARP request or NS into the bridge.  When a
  * later bridge_l2_from_bridge() learns the MAC it sets 'resolved'; the
@@ -85,9 +89,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <netinet/in.h>
-#include "openvswitch/list.h"
 #include "packets.h"
 #include "pkt-mtu.h"
+
+struct dp_packet;
 
 /* Timers, in milliseconds. */
 #define BRIDGE_L2_NEIGH_STALE_MS     30000 /* Refresh with a unicast probe. */
@@ -96,7 +101,8 @@
 #define BRIDGE_L2_SOLICIT_INTERVAL_MS 1000 /* Between solicits for one IP. */
 #define BRIDGE_L2_PENDING_TIMEOUT_MS  3000 /* Unresolved pending packets. */
 
-/* Room a caller's buffer needs for an ARP reply/request or an NA/NS. */
+/* Length of the longest ARP or ND frame the adapter builds (an NA or NS
+ * with its link-layer address option). */
 #define BRIDGE_L2_ND_FRAME_MAX 86
 /* Room for the largest ICMP error frame of bridge_l2_icmp_too_big(). */
 #define BRIDGE_L2_ICMP_FRAME_MAX (ETH_HEADER_LEN + PKT_MTU_ICMP_MAX)
@@ -220,63 +226,54 @@ struct bridge_l2_egress {
     int family;                 /* AF_INET or AF_INET6. */
     uint8_t dst[16];            /* Destination address, 4 or 16 bytes. */
 
-    /* BRIDGE_L2_EG_REPLY. */
-    size_t reply_len;           /* Bytes written to 'reply'. */
+    /* BRIDGE_L2_EG_REPLY: the frame to send, which the caller now owns,
+     * and its length (0 and NULL otherwise). */
+    struct dp_packet *reply;
+    size_t reply_len;
 };
 
 /* Classifies 'frame' ('len' bytes), received from the bridge at 'now', and
- * learns neighbors from it.  'routable' (with 'aux') decides proxy answers.
- * A reply is written to 'reply', which must have room for
- * BRIDGE_L2_ND_FRAME_MAX bytes ('reply_size', asserted). */
+ * learns neighbors from it.  'routable' (with 'aux') decides proxy
+ * answers. */
 enum bridge_l2_eg_action bridge_l2_from_bridge(struct bridge_l2 *l2,
                                                const void *frame, size_t len,
                                                long long int now,
                                                bridge_l2_routable_cb *routable,
-                                               void *aux, void *reply,
-                                               size_t reply_size,
+                                               void *aux,
                                                struct bridge_l2_egress *out);
 
 /* Peer to bridge. */
 enum bridge_l2_in_action {
     BRIDGE_L2_IN_DELIVER,       /* Prepend 'eth' and send into the bridge. */
-    BRIDGE_L2_IN_QUEUED,        /* Copied to the pending queue: the caller
-                                 * frees its own packet. */
+    BRIDGE_L2_IN_QUEUED,        /* The adapter keeps the packet until its
+                                 * neighbor is known. */
     BRIDGE_L2_IN_DROP,          /* Drop it ('reason'). */
 };
 
 struct bridge_l2_ingress {
     enum bridge_l2_reason reason; /* Drop reason; BRIDGE_L2_R_OK otherwise. */
     struct eth_header eth;      /* BRIDGE_L2_IN_DELIVER: the header to add. */
-    size_t solicit_len;         /* With any action: when nonzero, also send
-                                 * the ARP request or NS written to
-                                 * 'solicit' into the bridge. */
+
+    /* With any action: an ARP request or NS to send into the bridge as
+     * well, which the caller now owns, and its length (NULL and 0 if
+     * none). */
+    struct dp_packet *solicit;
+    size_t solicit_len;
 };
 
-/* Decides how the decrypted inner packet 'ip' ('len' bytes, starting with
- * its IPv4 or IPv6 header, already validated by the caller) reaches the
+/* Decides how the decrypted inner packet 'pkt' (its data starts with the
+ * IPv4 or IPv6 header, already validated by the caller) reaches the
  * bridge.  Multicast and broadcast destinations get the matching group
- * MAC.  'meta' is an opaque caller value (e.g. offload flags) kept with a
- * queued copy.  'solicit' must have room for BRIDGE_L2_ND_FRAME_MAX bytes
- * ('solicit_size', asserted). */
+ * MAC.  With BRIDGE_L2_IN_QUEUED the adapter takes 'pkt', offload flags
+ * and all; otherwise the caller keeps it. */
 enum bridge_l2_in_action bridge_l2_to_bridge(struct bridge_l2 *l2,
-                                             const void *ip, size_t len,
-                                             uint64_t meta, long long int now,
-                                             void *solicit,
-                                             size_t solicit_size,
+                                             struct dp_packet *pkt,
+                                             long long int now,
                                              struct bridge_l2_ingress *out);
 
-/* A resolved pending packet: an Ethernet frame ready for the bridge. */
-struct bridge_l2_pkt {
-    struct ovs_list list_node;  /* Private. */
-    uint64_t meta;              /* As given to bridge_l2_to_bridge(). */
-    size_t len;                 /* Bytes in 'frame'. */
-    uint8_t frame[];            /* Ethernet header + IP packet. */
-};
-
-/* Takes the oldest resolved pending packet, or returns NULL.  Free it with
- * bridge_l2_pkt_free(). */
-struct bridge_l2_pkt *bridge_l2_pending_pop(struct bridge_l2 *l2);
-void bridge_l2_pkt_free(struct bridge_l2_pkt *pkt);
+/* Takes the oldest resolved pending packet, now an Ethernet frame ready
+ * for the bridge, or returns NULL.  The caller owns it. */
+struct dp_packet *bridge_l2_pending_pop(struct bridge_l2 *l2);
 
 /* Number of packets held: waiting for resolution or ready to pop. */
 size_t bridge_l2_pending_count(const struct bridge_l2 *l2);

@@ -16,13 +16,13 @@
 
 #include <config.h>
 
+#include "bridge-l2.h"
 #include "coverage.h"
 #include "dp-packet.h"
 #include "netdev-wireguard-private.h"
 #include "openvswitch/vlog.h"
 #include "timeval.h"
 #include "util.h"
-#include "bridge-l2.h"
 
 /* What both directions of the wireguard port hand to the bridge: the
  * 'to_bridge' queue that rxq_recv() drains, frames the port makes itself
@@ -132,27 +132,22 @@ netdev_wg_bridge_set_offload(struct dp_packet *pkt, uint64_t meta)
  * information (NETDEV_WG_META_*). */
 void
 netdev_wg_bridge_frame(struct netdev_wireguard *wg, const void *frame,
-                       size_t len, uint64_t meta)
+                       size_t len)
 {
-    struct dp_packet *pkt;
-
-    pkt = dp_packet_clone_data_with_headroom(frame, len,
-                                             NETDEV_WG_RX_HEADROOM);
-    netdev_wg_bridge_set_offload(pkt, meta);
-    netdev_wg_bridge_push(wg, pkt);
+    netdev_wg_bridge_push(wg, dp_packet_clone_data_with_headroom(
+                                  frame, len, NETDEV_WG_RX_HEADROOM));
 }
 
 /* Moves the packets whose neighbor became known into 'to_bridge'. */
 void
 netdev_wg_bridge_flush_resolved(struct netdev_wireguard *wg)
 {
-    struct bridge_l2_pkt *lp;
+    struct dp_packet *pkt;
 
-    while ((lp = bridge_l2_pending_pop(wg->l2))) {
+    while ((pkt = bridge_l2_pending_pop(wg->l2))) {
         wg->stats.rx_packets++;
-        wg->stats.rx_bytes += lp->len - ETH_HEADER_LEN;
-        netdev_wg_bridge_frame(wg, lp->frame, lp->len, lp->meta);
-        bridge_l2_pkt_free(lp);
+        wg->stats.rx_bytes += dp_packet_size(pkt) - ETH_HEADER_LEN;
+        netdev_wg_bridge_push(wg, pkt);
     }
 }
 

@@ -16,6 +16,7 @@
 
 #include <config.h>
 
+#include "bridge-l2.h"
 #include "coverage.h"
 #include "dp-packet.h"
 #include "netdev-wireguard-private.h"
@@ -26,7 +27,6 @@
 #include "timeval.h"
 #include "util.h"
 #include "wg-device.h"
-#include "bridge-l2.h"
 
 /* Bridge to peer: the send path of a wireguard port, top to bottom.
  *
@@ -289,7 +289,7 @@ netdev_wg_check_mtu(struct netdev_wireguard *wg, const struct dp_packet *pkt,
                                    dp_packet_size(pkt), wg->mtu, icmp,
                                    sizeof icmp);
         if (n) {
-            netdev_wg_bridge_frame(wg, icmp, n, 0);
+            netdev_wg_bridge_frame(wg, icmp, n);
         }
         return false;
     }
@@ -300,20 +300,18 @@ netdev_wg_check_mtu(struct netdev_wireguard *wg, const struct dp_packet *pkt,
 static void
 netdev_wg_tx_frame(struct netdev_wireguard *wg, struct dp_packet *pkt)
 {
-    uint8_t reply[BRIDGE_L2_ND_FRAME_MAX];
     struct bridge_l2_egress eg;
     enum bridge_l2_eg_action action;
     struct wg_peer *peer;
 
     action = bridge_l2_from_bridge(wg->l2, dp_packet_data(pkt),
                                    dp_packet_size(pkt), time_msec(),
-                                   netdev_wg_routable, wg, reply, sizeof reply,
-                                   &eg);
+                                   netdev_wg_routable, wg, &eg);
     if (eg.resolved) {
         netdev_wg_bridge_flush_resolved(wg);
     }
     if (action == BRIDGE_L2_EG_REPLY) {
-        netdev_wg_bridge_frame(wg, reply, eg.reply_len, 0);
+        netdev_wg_bridge_push(wg, eg.reply);
     } else if (action == BRIDGE_L2_EG_TO_PEER) {
         peer = wg_device_route(wg->dev, eg.family, eg.dst);
         if (!peer) {

@@ -21,21 +21,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bridge-l2.h"
 #include "coverage.h"
 #include "dp-packet.h"
 #include "hash.h"
 #include "netdev-wireguard-private.h"
 #include "openvswitch/dynamic-string.h"
+#include "openvswitch/poll-loop.h"
 #include "openvswitch/vlog.h"
 #include "ovs-thread.h"
-#include "openvswitch/poll-loop.h"
 #include "smap.h"
 #include "timeval.h"
 #include "userspace-tso.h"
 #include "util.h"
 #include "wg-crypto-selftest.h"
 #include "wg-device.h"
-#include "bridge-l2.h"
 
 VLOG_DEFINE_THIS_MODULE(netdev_wireguard);
 

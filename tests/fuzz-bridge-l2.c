@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "csum.h"
+#include "dp-packet.h"
 #include "packets.h"
 #include "pkt-mtu.h"
 #include "util.h"
@@ -98,12 +99,11 @@ fuzz_check_reply(const uint8_t *r, size_t n)
 static void
 fuzz_from_bridge(const uint8_t *frame, size_t len, bool all)
 {
-    uint8_t *reply = xmalloc(BRIDGE_L2_ND_FRAME_MAX);
     struct bridge_l2_egress out;
-    struct bridge_l2_pkt *pkt;
+    struct dp_packet *pkt;
 
     switch (bridge_l2_from_bridge(fuzz_l2, frame, len, fuzz_now, fuzz_routable,
-                                  &all, reply, BRIDGE_L2_ND_FRAME_MAX, &out)) {
+                                  &all, &out)) {
     case BRIDGE_L2_EG_TO_PEER:
         FUZZ_CHECK(out.reason == BRIDGE_L2_R_OK);
         FUZZ_CHECK(out.l3_ofs == ETH_HEADER_LEN);
@@ -116,22 +116,25 @@ fuzz_from_bridge(const uint8_t *frame, size_t len, bool all)
         break;
     case BRIDGE_L2_EG_REPLY:
         FUZZ_CHECK(out.reason == BRIDGE_L2_R_OK);
-        fuzz_check_reply(reply, out.reply_len);
+        FUZZ_CHECK(out.reply_len == dp_packet_size(out.reply));
+        fuzz_check_reply(dp_packet_data(out.reply), out.reply_len);
+        dp_packet_delete(out.reply);
         break;
     case BRIDGE_L2_EG_DROP:
         FUZZ_CHECK(out.reason > BRIDGE_L2_R_OK
                    && out.reason < BRIDGE_L2_N_REASONS);
-        FUZZ_CHECK(!out.reply_len);
+        FUZZ_CHECK(!out.reply_len && !out.reply);
         break;
     default:
         FUZZ_CHECK(false);
     }
     while ((pkt = bridge_l2_pending_pop(fuzz_l2)) != NULL) {
-        FUZZ_CHECK(pkt->len >= ETH_HEADER_LEN + IP_HEADER_LEN);
-        FUZZ_CHECK(!memcmp(pkt->frame + 6, &fuzz_mac, 6));
-        bridge_l2_pkt_free(pkt);
+        const uint8_t *frame_ = dp_packet_data(pkt);
+
+        FUZZ_CHECK(dp_packet_size(pkt) >= ETH_HEADER_LEN + IP_HEADER_LEN);
+        FUZZ_CHECK(!memcmp(frame_ + 6, &fuzz_mac, 6));
+        dp_packet_delete(pkt);
     }
-    free(reply);
 }
 
 static void
@@ -187,28 +190,31 @@ fuzz_frag(const uint8_t *ip, size_t len, unsigned int mtu, size_t out_size)
 static void
 fuzz_to_bridge(const uint8_t *ip, size_t len)
 {
-    uint8_t *solicit = xmalloc(BRIDGE_L2_ND_FRAME_MAX);
+    struct dp_packet *pkt = dp_packet_clone_data(ip, len);
     struct bridge_l2_ingress out;
 
-    switch (bridge_l2_to_bridge(fuzz_l2, ip, len, 7, fuzz_now, solicit,
-                                BRIDGE_L2_ND_FRAME_MAX, &out)) {
+    switch (bridge_l2_to_bridge(fuzz_l2, pkt, fuzz_now, &out)) {
     case BRIDGE_L2_IN_DELIVER:
         FUZZ_CHECK(eth_addr_equals(out.eth.eth_src, fuzz_mac));
-        /* Fall through. */
+        FUZZ_CHECK(out.reason == BRIDGE_L2_R_OK);
+        dp_packet_delete(pkt);
+        break;
     case BRIDGE_L2_IN_QUEUED:
         FUZZ_CHECK(out.reason == BRIDGE_L2_R_OK);
         break;
     case BRIDGE_L2_IN_DROP:
         FUZZ_CHECK(out.reason > BRIDGE_L2_R_OK
                    && out.reason < BRIDGE_L2_N_REASONS);
+        dp_packet_delete(pkt);
         break;
     default:
         FUZZ_CHECK(false);
     }
-    if (out.solicit_len) {
-        fuzz_check_reply(solicit, out.solicit_len);
+    if (out.solicit) {
+        FUZZ_CHECK(out.solicit_len == dp_packet_size(out.solicit));
+        fuzz_check_reply(dp_packet_data(out.solicit), out.solicit_len);
+        dp_packet_delete(out.solicit);
     }
-    free(solicit);
 }
 
 int

@@ -24,6 +24,7 @@
 #include <netinet/ip6.h>
 
 #include "csum.h"
+#include "dp-packet.h"
 #include "util.h"
 #include "wgtest.h"
 
@@ -99,12 +100,12 @@ test_l2_learn(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     /* Malformed inner packets. */
     memset(f.b, 0, 64);
     f.b[0] = 0x45;
-    WGTEST_CHECK(bridge_l2_to_bridge(l2, f.b, 19, 0, 3, sol.b, sizeof sol.b,
-                                     &out) == BRIDGE_L2_IN_DROP);
+    WGTEST_CHECK(l2t_to_bridge_data(l2, f.b, 19, 3, sol.b, &out)
+                 == BRIDGE_L2_IN_DROP);
     WGTEST_CHECK(out.reason == BRIDGE_L2_R_IN_BAD);
     f.b[0] = 0x60;
-    WGTEST_CHECK(bridge_l2_to_bridge(l2, f.b, 40, 0, 3, sol.b, sizeof sol.b,
-                                     &out) == BRIDGE_L2_IN_DROP);
+    WGTEST_CHECK(l2t_to_bridge_data(l2, f.b, 40, 3, sol.b, &out)
+                 == BRIDGE_L2_IN_DROP);
     WGTEST_CHECK(out.reason == BRIDGE_L2_R_IN_BAD);     /* dst :: */
     WGTEST_CHECK(bridge_l2_reason_count(l2, BRIDGE_L2_R_IN_BAD) == 2);
     bridge_l2_destroy(l2);
@@ -168,7 +169,7 @@ static void
 check_pop(struct bridge_l2 *l2, const char *src, const char *dst,
           struct eth_addr mac)
 {
-    struct bridge_l2_pkt *pkt = bridge_l2_pending_pop(l2);
+    struct dp_packet *pkt = bridge_l2_pending_pop(l2);
     const struct eth_header *eth;
     union l2t_frame orig;
     size_t len = (strchr(dst, ':')
@@ -176,15 +177,15 @@ check_pop(struct bridge_l2 *l2, const char *src, const char *dst,
                   : l2t_ip4_pkt(orig.b, src, dst, 100));
 
     WGTEST_CHECK(pkt);
-    eth = (const void *) pkt->frame;
-    WGTEST_CHECK(pkt->meta == 42);
-    WGTEST_CHECK(pkt->len == ETH_HEADER_LEN + len);
+    eth = dp_packet_data(pkt);
+    WGTEST_CHECK(dp_packet_hwol_is_tso(pkt));   /* The caller's marks. */
+    WGTEST_CHECK(dp_packet_size(pkt) == ETH_HEADER_LEN + len);
     WGTEST_CHECK(eth_addr_equals(eth->eth_dst, mac));
     WGTEST_CHECK(eth_addr_equals(eth->eth_src, port_mac));
     WGTEST_CHECK(eth->eth_type == htons(strchr(dst, ':') ? ETH_TYPE_IPV6
                                         : ETH_TYPE_IP));
-    WGTEST_CHECK_MEM(pkt->frame + ETH_HEADER_LEN, orig.b, len);
-    bridge_l2_pkt_free(pkt);
+    WGTEST_CHECK_MEM((const uint8_t *) eth + ETH_HEADER_LEN, orig.b, len);
+    dp_packet_delete(pkt);
 }
 
 static void

@@ -24,6 +24,7 @@
 #include <netinet/ip6.h>
 
 #include "csum.h"
+#include "dp-packet.h"
 #include "util.h"
 #include "wgtest.h"
 
@@ -196,14 +197,49 @@ l2t_nd(uint8_t *p, struct eth_addr eth_dst, struct eth_addr eth_src,
     return ETH_HEADER_LEN + IPV6_HEADER_LEN + plen;
 }
 
+/* Copies the frame '*pkt' (if any) of 'len' bytes to 'buf' and frees
+ * it. */
+static void
+l2t_take(struct dp_packet **pkt, size_t len, uint8_t *buf)
+{
+    if (*pkt) {
+        WGTEST_CHECK(dp_packet_size(*pkt) == len
+                     && len <= BRIDGE_L2_ND_FRAME_MAX);
+        memcpy(buf, dp_packet_data(*pkt), len);
+        dp_packet_delete(*pkt);
+        *pkt = NULL;
+    }
+}
+
 enum bridge_l2_eg_action
 l2t_from_bridge(struct bridge_l2 *l2, const void *frame, size_t len,
                 long long now, const struct l2t_routes *routes, uint8_t *reply,
                 struct bridge_l2_egress *out)
 {
-    return bridge_l2_from_bridge(l2, frame, len, now, l2t_routable,
-                                 CONST_CAST(struct l2t_routes *, routes),
-                                 reply, BRIDGE_L2_ND_FRAME_MAX, out);
+    enum bridge_l2_eg_action action;
+
+    action = bridge_l2_from_bridge(l2, frame, len, now, l2t_routable,
+                                   CONST_CAST(struct l2t_routes *, routes),
+                                   out);
+    l2t_take(&out->reply, out->reply_len, reply);
+    return action;
+}
+
+enum bridge_l2_in_action
+l2t_to_bridge_data(struct bridge_l2 *l2, const void *ip, size_t len,
+                   long long now, uint8_t *solicit,
+                   struct bridge_l2_ingress *out)
+{
+    struct dp_packet *pkt = dp_packet_clone_data(ip, len);
+    enum bridge_l2_in_action action;
+
+    dp_packet_hwol_set_tcp_seg(pkt);
+    action = bridge_l2_to_bridge(l2, pkt, now, out);
+    if (action != BRIDGE_L2_IN_QUEUED) {
+        dp_packet_delete(pkt);
+    }
+    l2t_take(&out->solicit, out->solicit_len, solicit);
+    return action;
 }
 
 enum bridge_l2_in_action
@@ -215,8 +251,7 @@ l2t_to_bridge(struct bridge_l2 *l2, const char *src, const char *dst,
                   ? l2t_ip6_pkt(pkt.b, src, dst, IPPROTO_UDP, 64, 60)
                   : l2t_ip4_pkt(pkt.b, src, dst, 100));
 
-    return bridge_l2_to_bridge(l2, pkt.b, len, 42, now, solicit,
-                               BRIDGE_L2_ND_FRAME_MAX, out);
+    return l2t_to_bridge_data(l2, pkt.b, len, now, solicit, out);
 }
 
 void

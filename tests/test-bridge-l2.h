@@ -24,8 +24,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "packets.h"
 #include "bridge-l2.h"
+#include "packets.h"
 
 /* The port and four guests. */
 #define ETH_C ETH_ADDR_C
@@ -90,8 +90,8 @@ size_t l2t_nd(uint8_t *p, struct eth_addr eth_dst, struct eth_addr eth_src,
               const char *src, const char *dst, uint8_t type,
               const char *target, const struct eth_addr *lla, uint8_t hlim);
 
-/* bridge_l2_from_bridge() with 'routes' and a BRIDGE_L2_ND_FRAME_MAX reply
- * buffer. */
+/* bridge_l2_from_bridge() with 'routes'; a reply is copied to 'reply' (of
+ * BRIDGE_L2_ND_FRAME_MAX bytes) and freed. */
 enum bridge_l2_eg_action l2t_from_bridge(struct bridge_l2 *, const void *frame,
                                          size_t len, long long now,
                                          const struct l2t_routes *routes,
@@ -102,9 +102,16 @@ enum bridge_l2_eg_action l2t_from_bridge(struct bridge_l2 *, const void *frame,
 void l2t_feed(struct bridge_l2 *, const void *frame, size_t len, long long now,
               enum bridge_l2_reason);
 
-/* bridge_l2_to_bridge() for a UDP packet from 'src' to 'dst' (meta 42), and a
- * check that such a packet is delivered to 'mac' without a
- * solicitation. */
+/* bridge_l2_to_bridge() for a dp_packet holding a copy of 'ip' ('len'
+ * bytes), marked for TSO (which must survive the pending queue); a
+ * solicitation is copied to 'solicit' (of BRIDGE_L2_ND_FRAME_MAX bytes) and
+ * freed, and so is the packet unless queued.  l2t_to_bridge() does it for
+ * a UDP packet from 'src' to 'dst'; l2t_check_deliver() checks that such a
+ * packet is delivered to 'mac' without a solicitation. */
+enum bridge_l2_in_action l2t_to_bridge_data(struct bridge_l2 *,
+                                            const void *ip, size_t len,
+                                            long long now, uint8_t *solicit,
+                                            struct bridge_l2_ingress *);
 enum bridge_l2_in_action l2t_to_bridge(struct bridge_l2 *, const char *src,
                                        const char *dst, long long now,
                                        uint8_t *solicit,
