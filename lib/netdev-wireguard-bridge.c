@@ -16,13 +16,13 @@
 
 #include <config.h>
 
+#include "bridge-l2.h"
 #include "coverage.h"
 #include "dp-packet.h"
 #include "netdev-wireguard-private.h"
 #include "openvswitch/vlog.h"
 #include "timeval.h"
 #include "util.h"
-#include "wg-l2.h"
 
 /* What both directions of the wireguard port hand to the bridge: the
  * 'to_bridge' queue that rxq_recv() drains, frames the port makes itself
@@ -89,14 +89,14 @@ void
 netdev_wg_bridge_init(struct netdev_wireguard *wg)
 {
     netdev_wg_ring_init(&wg->to_bridge, NETDEV_WG_TO_BRIDGE_MAX);
-    wg->l2 = wg_l2_create(wg->mac, NULL);
+    wg->l2 = bridge_l2_create(wg->mac, NULL);
 }
 
 void
 netdev_wg_bridge_destroy(struct netdev_wireguard *wg)
 {
     netdev_wg_ring_destroy(&wg->to_bridge);
-    wg_l2_destroy(wg->l2);
+    bridge_l2_destroy(wg->l2);
 }
 
 /* To the bridge. */
@@ -132,27 +132,22 @@ netdev_wg_bridge_set_offload(struct dp_packet *pkt, uint64_t meta)
  * information (NETDEV_WG_META_*). */
 void
 netdev_wg_bridge_frame(struct netdev_wireguard *wg, const void *frame,
-                       size_t len, uint64_t meta)
+                       size_t len)
 {
-    struct dp_packet *pkt;
-
-    pkt = dp_packet_clone_data_with_headroom(frame, len,
-                                             NETDEV_WG_RX_HEADROOM);
-    netdev_wg_bridge_set_offload(pkt, meta);
-    netdev_wg_bridge_push(wg, pkt);
+    netdev_wg_bridge_push(wg, dp_packet_clone_data_with_headroom(
+                                  frame, len, NETDEV_WG_RX_HEADROOM));
 }
 
 /* Moves the packets whose neighbor became known into 'to_bridge'. */
 void
 netdev_wg_bridge_flush_resolved(struct netdev_wireguard *wg)
 {
-    struct wg_l2_pkt *lp;
+    struct dp_packet *pkt;
 
-    while ((lp = wg_l2_pending_pop(wg->l2))) {
+    while ((pkt = bridge_l2_pending_pop(wg->l2))) {
         wg->stats.rx_packets++;
-        wg->stats.rx_bytes += lp->len - ETH_HEADER_LEN;
-        netdev_wg_bridge_frame(wg, lp->frame, lp->len, lp->meta);
-        wg_l2_pkt_free(lp);
+        wg->stats.rx_bytes += dp_packet_size(pkt) - ETH_HEADER_LEN;
+        netdev_wg_bridge_push(wg, pkt);
     }
 }
 
@@ -162,8 +157,8 @@ netdev_wg_bridge_run(struct netdev_wireguard *wg)
 {
     long long int now = time_msec();
 
-    if (now >= wg_l2_next_deadline(wg->l2)) {
-        wg_l2_run(wg->l2, now);
+    if (now >= bridge_l2_next_deadline(wg->l2)) {
+        bridge_l2_run(wg->l2, now);
     }
 }
 

@@ -37,7 +37,7 @@
 struct dp_packet;
 struct pkt_gro_pkt;
 struct wg_device;
-struct wg_l2;
+struct bridge_l2;
 struct wg_peer;
 struct wg_uapi_server;
 
@@ -109,7 +109,7 @@ struct netdev_wireguard {
     struct netdev_wg_tx tx;
 
     /* Layer 2 adapter and packets waiting to enter the bridge. */
-    struct wg_l2 *l2;
+    struct bridge_l2 *l2;
     struct netdev_wg_ring to_bridge;
 
     /* Receive buffers and the inner packets of one receive round. */
@@ -235,8 +235,8 @@ void netdev_wg_sock_send_control(void *aux, const struct sockaddr *dst,
 
 /* netdev-wireguard-bridge.c: what goes to the bridge. */
 
-/* Offload information kept with a packet for the bridge while it waits for
- * its neighbor: a coalesced super-packet, and of which IP version. */
+/* Offload information of a packet for the bridge: a coalesced
+ * super-packet, and of which IP version. */
 #define NETDEV_WG_META_TSO 1
 #define NETDEV_WG_META_IPV6 2
 
@@ -251,9 +251,9 @@ void netdev_wg_bridge_push(struct netdev_wireguard *wg,
 /* Marks 'pkt' with offload 'meta' (NETDEV_WG_META_*). */
 void netdev_wg_bridge_set_offload(struct dp_packet *pkt, uint64_t meta);
 
-/* Queues a copy of the Ethernet frame 'frame' with offload 'meta'. */
+/* Queues a copy of the Ethernet frame 'frame'. */
 void netdev_wg_bridge_frame(struct netdev_wireguard *wg, const void *frame,
-                            size_t len, uint64_t meta);
+                            size_t len);
 
 /* Queues the packets the layer-2 adapter held until their neighbor became
  * known. */

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "bridge-l2.h"
 #include "coverage.h"
 #include "dp-packet.h"
 #include "netdev-wireguard-private.h"
@@ -27,7 +28,6 @@
 #include "timeval.h"
 #include "util.h"
 #include "wg-device.h"
-#include "wg-l2.h"
 
 /* Peer to bridge: the receive path of a wireguard port, top to bottom.
  *
@@ -91,34 +91,30 @@ static void
 netdev_wg_rx_to_bridge(struct netdev_wireguard *wg, const uint8_t *ip,
                        size_t len, uint64_t meta, struct dp_packet *owner)
 {
-    uint8_t solicit[WG_L2_ND_FRAME_MAX];
-    struct wg_l2_ingress in;
-    enum wg_l2_in_action action;
+    struct dp_packet *pkt = owner;
+    struct bridge_l2_ingress in;
+    enum bridge_l2_in_action action;
 
-    action = wg_l2_to_bridge(wg->l2, ip, len, meta, time_msec(), solicit,
-                             sizeof solicit, &in);
-    if (in.solicit_len) {
-        netdev_wg_bridge_frame(wg, solicit, in.solicit_len, 0);
+    if (!pkt) {
+        pkt = dp_packet_clone_data_with_headroom(ip, len,
+                                                 NETDEV_WG_RX_HEADROOM);
     }
-    if (action == WG_L2_IN_DELIVER) {
-        struct dp_packet *pkt = owner;
-        if (!pkt) {
-            pkt = dp_packet_clone_data_with_headroom(ip, len,
-                                                     NETDEV_WG_RX_HEADROOM);
-        }
+    netdev_wg_bridge_set_offload(pkt, meta);
+    action = bridge_l2_to_bridge(wg->l2, pkt, time_msec(), &in);
+    if (in.solicit) {
+        netdev_wg_bridge_push(wg, in.solicit);
+    }
+    if (action == BRIDGE_L2_IN_DELIVER) {
         dp_packet_push(pkt, &in.eth, sizeof in.eth);
-        netdev_wg_bridge_set_offload(pkt, meta);
         wg->stats.rx_packets++;
         wg->stats.rx_bytes += len;
         netdev_wg_bridge_push(wg, pkt);
-        return;
-    }
-    if (action == WG_L2_IN_DROP) {
-        /* The adapter counted and logged the reason (wg_l2_*). */
+    } else if (action == BRIDGE_L2_IN_DROP) {
+        /* The adapter counted and logged the reason (bridge_l2_*). */
         COVERAGE_INC(wg_rx_l2_drop);
         wg->stats.rx_dropped++;
+        dp_packet_delete(pkt);
     }
-    dp_packet_delete(owner);
 }
 
 /* Receive rounds. */

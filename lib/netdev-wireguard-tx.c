@@ -16,16 +16,17 @@
 
 #include <config.h>
 
+#include "bridge-l2.h"
 #include "coverage.h"
 #include "dp-packet.h"
 #include "netdev-wireguard-private.h"
 #include "openvswitch/vlog.h"
 #include "pkt-csum.h"
 #include "pkt-gso.h"
+#include "pkt-mtu.h"
 #include "timeval.h"
 #include "util.h"
 #include "wg-device.h"
-#include "wg-l2.h"
 
 /* Bridge to peer: the send path of a wireguard port, top to bottom.
  *
@@ -203,10 +204,10 @@ netdev_wg_send_fragments(struct netdev_wireguard *wg, struct wg_peer *peer,
 {
     size_t room = (wg->tx.slots.slot_size
                    - WG_DEVICE_HEADROOM - WG_DEVICE_TAILROOM);
-    struct wg_l2_frag frag;
+    struct pkt_mtu_frag frag;
     size_t n;
 
-    if (!wg_l2_frag_start(&frag, inner, len, wg->mtu)) {
+    if (!pkt_mtu_frag_start(&frag, inner, len, wg->mtu)) {
         COVERAGE_INC(wg_tx_frag_error);
         netdev_wg_tx_drop(wg, "a packet could not be fragmented");
         return;
@@ -215,7 +216,7 @@ netdev_wg_send_fragments(struct netdev_wireguard *wg, struct wg_peer *peer,
     for (;;) {
         uint8_t *slot = netdev_wg_slots_acquire(wg, 1);
 
-        n = wg_l2_frag_next(&frag, slot + WG_DEVICE_HEADROOM, room);
+        n = pkt_mtu_frag_next(&frag, slot + WG_DEVICE_HEADROOM, room);
         if (!n || !netdev_wg_seal_slot(wg, peer, slot, n)) {
             tx_slots_release_tail(&wg->tx.slots, slot, 1);
             if (!n) {
@@ -270,25 +271,25 @@ netdev_wg_routable(void *aux, int family, const void *addr)
  * fragmented at send time). */
 static bool
 netdev_wg_check_mtu(struct netdev_wireguard *wg, const struct dp_packet *pkt,
-                    const struct wg_l2_egress *eg)
+                    const struct bridge_l2_egress *eg)
 {
     const uint8_t *ip = (const uint8_t *) dp_packet_data(pkt) + eg->l3_ofs;
-    uint8_t icmp[WG_L2_ICMP_FRAME_MAX];
+    uint8_t icmp[BRIDGE_L2_ICMP_FRAME_MAX];
     size_t n;
 
-    switch (wg_l2_mtu_check(ip, eg->l3_len, wg->mtu)) {
-    case WG_L2_MTU_FITS:
-    case WG_L2_MTU_FRAGMENT:
+    switch (pkt_mtu_check(ip, eg->l3_len, wg->mtu)) {
+    case PKT_MTU_FITS:
+    case PKT_MTU_FRAGMENT:
         return true;
-    case WG_L2_MTU_TOO_BIG:
+    case PKT_MTU_TOO_BIG:
     default:
         COVERAGE_INC(wg_tx_too_big);
         netdev_wg_tx_drop(wg, "a packet is larger than the MTU");
-        n = wg_l2_icmp_too_big(wg->l2, dp_packet_data(pkt),
-                               dp_packet_size(pkt), wg->mtu, icmp,
-                               sizeof icmp);
+        n = bridge_l2_icmp_too_big(wg->l2, dp_packet_data(pkt),
+                                   dp_packet_size(pkt), wg->mtu, icmp,
+                                   sizeof icmp);
         if (n) {
-            netdev_wg_bridge_frame(wg, icmp, n, 0);
+            netdev_wg_bridge_frame(wg, icmp, n);
         }
         return false;
     }
@@ -299,21 +300,19 @@ netdev_wg_check_mtu(struct netdev_wireguard *wg, const struct dp_packet *pkt,
 static void
 netdev_wg_tx_frame(struct netdev_wireguard *wg, struct dp_packet *pkt)
 {
-    uint8_t reply[WG_L2_ND_FRAME_MAX];
-    struct wg_l2_egress eg;
-    enum wg_l2_eg_action action;
+    struct bridge_l2_egress eg;
+    enum bridge_l2_eg_action action;
     struct wg_peer *peer;
 
-    action = wg_l2_from_bridge(wg->l2, dp_packet_data(pkt),
-                               dp_packet_size(pkt), time_msec(),
-                               netdev_wg_routable, wg, reply, sizeof reply,
-                               &eg);
+    action = bridge_l2_from_bridge(wg->l2, dp_packet_data(pkt),
+                                   dp_packet_size(pkt), time_msec(),
+                                   netdev_wg_routable, wg, &eg);
     if (eg.resolved) {
         netdev_wg_bridge_flush_resolved(wg);
     }
-    if (action == WG_L2_EG_REPLY) {
-        netdev_wg_bridge_frame(wg, reply, eg.reply_len, 0);
-    } else if (action == WG_L2_EG_TO_PEER) {
+    if (action == BRIDGE_L2_EG_REPLY) {
+        netdev_wg_bridge_push(wg, eg.reply);
+    } else if (action == BRIDGE_L2_EG_TO_PEER) {
         peer = wg_device_route(wg->dev, eg.family, eg.dst);
         if (!peer) {
             COVERAGE_INC(wg_tx_no_route);

@@ -21,21 +21,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bridge-l2.h"
 #include "coverage.h"
 #include "dp-packet.h"
 #include "hash.h"
 #include "netdev-wireguard-private.h"
 #include "openvswitch/dynamic-string.h"
+#include "openvswitch/poll-loop.h"
 #include "openvswitch/vlog.h"
 #include "ovs-thread.h"
-#include "openvswitch/poll-loop.h"
 #include "smap.h"
 #include "timeval.h"
 #include "userspace-tso.h"
 #include "util.h"
 #include "wg-crypto-selftest.h"
 #include "wg-device.h"
-#include "wg-l2.h"
 
 VLOG_DEFINE_THIS_MODULE(netdev_wireguard);
 
@@ -191,7 +191,7 @@ static int
 netdev_wg_apply_addresses(struct netdev_wireguard *wg,
                           const struct wg_config *cfg, char **errp)
 {
-    char *err = wg_l2_set_addresses(wg->l2, cfg->address);
+    char *err = bridge_l2_set_addresses(wg->l2, cfg->address);
 
     if (err) {
         *errp = xasprintf("address: %s", err);
@@ -378,7 +378,7 @@ netdev_wireguard_set_etheraddr(struct netdev *netdev,
     ovs_mutex_lock(&wg->mutex);
     if (!eth_addr_equals(wg->mac, mac)) {
         wg->mac = mac;
-        wg_l2_set_mac(wg->l2, mac);
+        bridge_l2_set_mac(wg->l2, mac);
         netdev_change_seq_changed(netdev);
     }
     ovs_mutex_unlock(&wg->mutex);
@@ -565,7 +565,7 @@ netdev_wireguard_wait(const struct netdev_class *class OVS_UNUSED)
     LIST_FOR_EACH (wg, list_node, &netdev_wg_list) {
         ovs_mutex_lock(&wg->mutex);
         long long int deadline = MIN(wg_device_next_deadline(wg->dev),
-                                     wg_l2_next_deadline(wg->l2));
+                                     bridge_l2_next_deadline(wg->l2));
         if (deadline != LLONG_MAX) {
             poll_timer_wait_until(deadline);
         }

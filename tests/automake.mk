@@ -30,12 +30,13 @@ TESTSUITE_AT = \
 	tests/pkt-csum.at \
 	tests/pkt-gro.at \
 	tests/pkt-gso.at \
+	tests/pkt-mtu.at \
 	tests/wg-device.at \
 	tests/wg-uapi.at \
 	tests/udp-batch.at \
+	tests/bridge-l2.at \
 	tests/wg-crypto.at \
 	tests/wg-allowedips.at \
-	tests/wg-l2.at \
 	tests/wg-ratelimiter.at \
 	tests/wg-replay.at \
 	tests/wireguard-macros.at \
@@ -128,10 +129,10 @@ check-system: all $(SYSTEM_TESTSUITE) tests/ovs-links.stamp tests/atconfig \
 FUZZ_SOURCES = \
 	tests/fuzz-pkt-gro.c \
 	tests/fuzz-wg-device.c \
-	tests/fuzz-wg-l2.c \
+	tests/fuzz-bridge-l2.c \
 	tests/fuzz-wg-uapi.c
 FUZZ_TARGETS = $(FUZZ_SOURCES:.c=)
-FUZZ_LIB = $(filter lib/wg-% lib/pkt-% lib/udp-batch%, \
+FUZZ_LIB = $(filter lib/bridge-l2% lib/wg-% lib/pkt-% lib/udp-batch%, \
 	$(filter %.c,$(lib_libovswireguard_la_SOURCES)))
 FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined
 EXTRA_DIST += $(FUZZ_SOURCES) tests/fuzz-wg-uapi.dict

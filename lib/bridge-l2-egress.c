@@ -15,45 +15,55 @@
  */
 
 #include <config.h>
-#include "wg-l2.h"
+#include "bridge-l2.h"
 
 #include <string.h>
 
+#include "bridge-l2-private.h"
+#include "dp-packet.h"
 #include "pkt-ip.h"
+#include "pkt-mtu.h"
 #include "util.h"
-#include "wg-l2-private.h"
 
 #define ETH_TYPE_LLDP 0x88cc
 
 /* Bridge to peer: classification, neighbor learning, proxy ARP and ND.
- * Calls only into wg-l2.c (neighbor table, own addresses, frame builders)
- * and pkt-ip, never the other way. */
+ * and the ICMP "too big" frame back into the bridge.  Calls only into
+ * bridge-l2.c (neighbor table, own addresses, frame builders), pkt-ip and
+ * pkt-mtu, never the other way. */
 
 /* Bridge to peer. */
 
 struct eg_ctx {
-    struct wg_l2 *l2;
+    struct bridge_l2 *l2;
     size_t len;
     const struct eth_header *eth;
     long long int now;
-    wg_l2_routable_cb *routable;
+    bridge_l2_routable_cb *routable;
     void *aux;
-    uint8_t *reply;
-    struct wg_l2_egress *out;
+    struct bridge_l2_egress *out;
 };
 
-static enum wg_l2_eg_action
-eg_drop(struct eg_ctx *c, enum wg_l2_reason reason)
+static enum bridge_l2_eg_action
+eg_drop(struct eg_ctx *c, enum bridge_l2_reason reason)
 {
     c->out->reason = reason;
-    wg_l2_count(c->l2, reason);
-    return WG_L2_EG_DROP;
+    bridge_l2_count(c->l2, reason);
+    return BRIDGE_L2_EG_DROP;
+}
+
+static enum bridge_l2_eg_action
+eg_reply(struct eg_ctx *c, struct dp_packet *reply)
+{
+    c->out->reply = reply;
+    c->out->reply_len = dp_packet_size(reply);
+    return BRIDGE_L2_EG_REPLY;
 }
 
 static void
 eg_learn(struct eg_ctx *c, const struct in6_addr *a, struct eth_addr mac)
 {
-    if (wg_l2_neigh_learn(c->l2, a, mac, c->now)) {
+    if (bridge_l2_neigh_learn(c->l2, a, mac, c->now)) {
         c->out->resolved = true;
     }
 }
@@ -66,68 +76,66 @@ eg_dst_ok(const struct eg_ctx *c)
             || eth_addr_equals(c->eth->eth_dst, c->l2->mac));
 }
 
-/* Decides whether the port answers for 'target'.  Returns WG_L2_R_OK or
+/* Decides whether the port answers for 'target'.  Returns BRIDGE_L2_R_OK or
  * the reason not to ('local' / 'unroutable' given per protocol). */
-static enum wg_l2_reason
+static enum bridge_l2_reason
 eg_answers_for(const struct eg_ctx *c, const struct in6_addr *target,
-               enum wg_l2_reason local, enum wg_l2_reason unroutable)
+               enum bridge_l2_reason local, enum bridge_l2_reason unroutable)
 {
-    if (wg_l2_is_own(c->l2, target)) {
-        return WG_L2_R_OK;
-    } else if (wg_l2_is_local(c->l2, target, c->now)) {
+    if (bridge_l2_is_own(c->l2, target)) {
+        return BRIDGE_L2_R_OK;
+    } else if (bridge_l2_is_local(c->l2, target, c->now)) {
         return local;
-    } else if (!wg_l2_is_unicast(target)
-               || (!wg_l2_is_v4(target) && wg_l2_is_ll6(target))
-               || !c->routable(c->aux, wg_l2_af(target),
-                               wg_l2_bytes(target))) {
+    } else if (!bridge_l2_is_unicast(target)
+               || (!bridge_l2_is_v4(target) && bridge_l2_is_ll6(target))
+               || !c->routable(c->aux, bridge_l2_af(target),
+                               bridge_l2_bytes(target))) {
         return unroutable;
     }
-    return WG_L2_R_OK;
+    return BRIDGE_L2_R_OK;
 }
 
-static enum wg_l2_eg_action
+static enum bridge_l2_eg_action
 eg_arp(struct eg_ctx *c)
 {
     const struct arp_eth_header *arp = (const void *) (c->eth + 1);
     struct in6_addr spa, tpa;
-    enum wg_l2_reason r;
+    enum bridge_l2_reason r;
 
-    if (c->len < WG_L2_ARP_FRAME_LEN
+    if (c->len < BRIDGE_L2_ARP_FRAME_LEN
         || arp->ar_hrd != htons(ARP_HRD_ETHERNET)
         || arp->ar_pro != htons(ARP_PRO_IP) || arp->ar_hln != ETH_ADDR_LEN
         || arp->ar_pln != 4 || eth_addr_is_multicast(arp->ar_sha)
         || eth_addr_is_zero(arp->ar_sha)) {
-        return eg_drop(c, WG_L2_R_ARP_BAD);
+        return eg_drop(c, BRIDGE_L2_R_ARP_BAD);
     }
     if (arp->ar_op != htons(ARP_OP_REQUEST)
         && arp->ar_op != htons(ARP_OP_REPLY)) {
-        return eg_drop(c, WG_L2_R_ARP_OP);
+        return eg_drop(c, BRIDGE_L2_R_ARP_OP);
     }
     spa = in6_addr_mapped_ipv4(get_16aligned_be32(&arp->ar_spa));
     tpa = in6_addr_mapped_ipv4(get_16aligned_be32(&arp->ar_tpa));
     eg_learn(c, &spa, arp->ar_sha);
 
     if (arp->ar_op == htons(ARP_OP_REPLY)) {
-        return eg_drop(c, WG_L2_R_ARP_REPLY);
+        return eg_drop(c, BRIDGE_L2_R_ARP_REPLY);
     } else if (!get_16aligned_be32(&arp->ar_spa)) {
-        return eg_drop(c, WG_L2_R_ARP_PROBE);
+        return eg_drop(c, BRIDGE_L2_R_ARP_PROBE);
     } else if (ipv6_addr_equals(&spa, &tpa)) {
-        return eg_drop(c, WG_L2_R_ARP_GRATUITOUS);
+        return eg_drop(c, BRIDGE_L2_R_ARP_GRATUITOUS);
     } else if (!eth_addr_is_broadcast(c->eth->eth_dst)
                && !eth_addr_equals(c->eth->eth_dst, c->l2->mac)) {
-        return eg_drop(c, WG_L2_R_NOT_FOR_US);
+        return eg_drop(c, BRIDGE_L2_R_NOT_FOR_US);
     }
-    r = eg_answers_for(c, &tpa, WG_L2_R_ARP_LOCAL, WG_L2_R_ARP_UNROUTABLE);
-    if (r != WG_L2_R_OK) {
+    r = eg_answers_for(c, &tpa, BRIDGE_L2_R_ARP_LOCAL,
+                       BRIDGE_L2_R_ARP_UNROUTABLE);
+    if (r != BRIDGE_L2_R_OK) {
         return eg_drop(c, r);
     }
-    c->out->reply_len = wg_l2_build_arp(c->l2, c->reply, arp->ar_sha,
-                                        ARP_OP_REPLY,
-                                        get_16aligned_be32(&arp->ar_tpa),
-                                        arp->ar_sha,
-                                        get_16aligned_be32(&arp->ar_spa));
     c->l2->stats.arp_replies++;
-    return WG_L2_EG_REPLY;
+    return eg_reply(c, bridge_l2_compose_arp(
+                        c->l2, ARP_OP_REPLY, get_16aligned_be32(&arp->ar_tpa),
+                        arp->ar_sha, false, get_16aligned_be32(&arp->ar_spa)));
 }
 
 /* Finds the link-layer address option 'type' among the 'n' bytes of ND
@@ -153,56 +161,54 @@ nd_find_lla(const uint8_t *opt, size_t n, uint8_t type, struct eth_addr *mac,
     return true;
 }
 
-static enum wg_l2_eg_action
+static enum bridge_l2_eg_action
 eg_ns(struct eg_ctx *c, const struct ovs_16aligned_ip6_hdr *ip6,
       const struct in6_addr *src, const struct in6_addr *dst, size_t plen)
 {
     const struct ovs_nd_msg *ns = (const void *) (ip6 + 1);
     struct in6_addr target, snm;
     struct eth_addr slla;
-    enum wg_l2_reason r;
+    enum bridge_l2_reason r;
     uint32_t flags;
     bool has_slla;
 
     memcpy(&target, &ns->target, sizeof target);
     in6_addr_solicited_node(&snm, &target);
     if (plen < ND_MSG_LEN || ipv6_addr_is_multicast(&target)
-        || wg_l2_is_v4(&target)
+        || bridge_l2_is_v4(&target)
         || !nd_find_lla((const uint8_t *) ns->options, plen - ND_MSG_LEN,
                         ND_OPT_SOURCE_LINKADDR, &slla, &has_slla)
         || (ipv6_addr_is_multicast(dst) && !ipv6_addr_equals(dst, &snm))) {
-        return eg_drop(c, WG_L2_R_ND_BAD);
+        return eg_drop(c, BRIDGE_L2_R_ND_BAD);
     } else if (!ipv6_addr_is_set(src)) {
-        return eg_drop(c, has_slla ? WG_L2_R_ND_BAD : WG_L2_R_ND_DAD);
+        return eg_drop(c, has_slla ? BRIDGE_L2_R_ND_BAD : BRIDGE_L2_R_ND_DAD);
     }
     eg_learn(c, src, has_slla ? slla : c->eth->eth_src);
     if (!eg_dst_ok(c)) {
-        return eg_drop(c, WG_L2_R_NOT_FOR_US);
+        return eg_drop(c, BRIDGE_L2_R_NOT_FOR_US);
     }
     /* Own addresses (and the port's link-local one): the port is the
      * router that owns them (R, O).  Proxied ones: no Override, so that a
      * real owner's advertisement wins. */
-    if (wg_l2_is_own(c->l2, &target)
+    if (bridge_l2_is_own(c->l2, &target)
         || ipv6_addr_equals(&target, &c->l2->lla)) {
         flags = ND_RSO_ROUTER | ND_RSO_SOLICITED | ND_RSO_OVERRIDE;
     } else {
-        r = eg_answers_for(c, &target, WG_L2_R_ND_LOCAL,
-                           WG_L2_R_ND_UNROUTABLE);
-        if (r != WG_L2_R_OK) {
+        r = eg_answers_for(c, &target, BRIDGE_L2_R_ND_LOCAL,
+                           BRIDGE_L2_R_ND_UNROUTABLE);
+        if (r != BRIDGE_L2_R_OK) {
             return eg_drop(c, r);
         }
         flags = ND_RSO_SOLICITED;
     }
-    c->out->reply_len = wg_l2_build_nd(c->l2, c->reply,
-                                       has_slla ? slla : c->eth->eth_src,
-                                       &target, src, ND_NEIGHBOR_ADVERT,
-                                       flags, &target);
     c->l2->stats.na_replies++;
-    return WG_L2_EG_REPLY;
+    return eg_reply(c, bridge_l2_compose_na(c->l2,
+                                            has_slla ? slla : c->eth->eth_src,
+                                            &target, src, flags));
 }
 
 /* Neighbor Discovery: hop limit 255, code 0, checksum verified. */
-static enum wg_l2_eg_action
+static enum bridge_l2_eg_action
 eg_nd(struct eg_ctx *c, const struct ovs_16aligned_ip6_hdr *ip6,
       const struct in6_addr *src, const struct in6_addr *dst, size_t plen)
 {
@@ -214,7 +220,7 @@ eg_nd(struct eg_ctx *c, const struct ovs_16aligned_ip6_hdr *ip6,
 
     if (ip6->ip6_hlim != 255 || icmp->icmp6_code
         || packet_csum_upperlayer6(ip6, icmp, IPPROTO_ICMPV6, plen)) {
-        return eg_drop(c, WG_L2_R_ND_BAD);
+        return eg_drop(c, BRIDGE_L2_R_ND_BAD);
     }
     switch (icmp->icmp6_type) {
     case ND_NEIGHBOR_SOLICIT:
@@ -224,36 +230,36 @@ eg_nd(struct eg_ctx *c, const struct ovs_16aligned_ip6_hdr *ip6,
             || !nd_find_lla((const uint8_t *) nd->options,
                             plen - ND_MSG_LEN, ND_OPT_TARGET_LINKADDR,
                             &lla, &has_lla)) {
-            return eg_drop(c, WG_L2_R_ND_BAD);
+            return eg_drop(c, BRIDGE_L2_R_ND_BAD);
         }
         memcpy(&target, &nd->target, sizeof target);
-        if (!wg_l2_is_v4(&target)) {
+        if (!bridge_l2_is_v4(&target)) {
             eg_learn(c, &target, has_lla ? lla : c->eth->eth_src);
         }
-        return eg_drop(c, WG_L2_R_ND_NA);
+        return eg_drop(c, BRIDGE_L2_R_ND_NA);
     case ND_ROUTER_SOLICIT:
-        return eg_drop(c, WG_L2_R_ND_RS);
+        return eg_drop(c, BRIDGE_L2_R_ND_RS);
     default:
-        return eg_drop(c, WG_L2_R_ND_OTHER);
+        return eg_drop(c, BRIDGE_L2_R_ND_OTHER);
     }
 }
 
-static enum wg_l2_eg_action
+static enum bridge_l2_eg_action
 eg_to_peer(struct eg_ctx *c, const struct in6_addr *dst, size_t l3_len)
 {
-    struct wg_l2_egress *out = c->out;
+    struct bridge_l2_egress *out = c->out;
 
-    if (wg_l2_is_own(c->l2, dst)) {
-        return eg_drop(c, WG_L2_R_IP_TO_SELF);
+    if (bridge_l2_is_own(c->l2, dst)) {
+        return eg_drop(c, BRIDGE_L2_R_IP_TO_SELF);
     }
     out->l3_ofs = ETH_HEADER_LEN;
     out->l3_len = l3_len;
-    out->family = wg_l2_af(dst);
-    memcpy(out->dst, wg_l2_bytes(dst), out->family == AF_INET ? 4 : 16);
-    return WG_L2_EG_TO_PEER;
+    out->family = bridge_l2_af(dst);
+    memcpy(out->dst, bridge_l2_bytes(dst), out->family == AF_INET ? 4 : 16);
+    return BRIDGE_L2_EG_TO_PEER;
 }
 
-static enum wg_l2_eg_action
+static enum bridge_l2_eg_action
 eg_ipv6(struct eg_ctx *c)
 {
     const struct ovs_16aligned_ip6_hdr *ip6 = (const void *) (c->eth + 1);
@@ -262,13 +268,13 @@ eg_ipv6(struct eg_ctx *c)
     size_t plen;
 
     if (pkt_ip_parse_l3(ip6, c->len - ETH_HEADER_LEN, &info) || !info.ipv6) {
-        return eg_drop(c, WG_L2_R_IP6_BAD);
+        return eg_drop(c, BRIDGE_L2_R_IP6_BAD);
     }
     plen = info.pkt_len - IPV6_HEADER_LEN;
     pkt_ip_get_addrs(ip6, true, &src, &dst);
-    if (ipv6_addr_is_multicast(&src) || wg_l2_is_v4(&src)
-        || wg_l2_is_v4(&dst)) {
-        return eg_drop(c, WG_L2_R_IP6_BAD);
+    if (ipv6_addr_is_multicast(&src) || bridge_l2_is_v4(&src)
+        || bridge_l2_is_v4(&dst)) {
+        return eg_drop(c, BRIDGE_L2_R_IP6_BAD);
     }
     if (info.l4_proto == IPPROTO_ICMPV6 && plen >= ICMP6_HEADER_LEN) {
         uint8_t type = ((const struct icmp6_header *) (ip6 + 1))->icmp6_type;
@@ -280,18 +286,18 @@ eg_ipv6(struct eg_ctx *c)
     eg_learn(c, &src, c->eth->eth_src);
     if (eth_addr_is_multicast(c->eth->eth_dst)
         || ipv6_addr_is_multicast(&dst)) {
-        return eg_drop(c, WG_L2_R_IP6_MULTICAST);
+        return eg_drop(c, BRIDGE_L2_R_IP6_MULTICAST);
     } else if (!eth_addr_equals(c->eth->eth_dst, c->l2->mac)) {
-        return eg_drop(c, WG_L2_R_NOT_FOR_US);
+        return eg_drop(c, BRIDGE_L2_R_NOT_FOR_US);
     } else if (!ipv6_addr_is_set(&src) || !ipv6_addr_is_set(&dst)) {
-        return eg_drop(c, WG_L2_R_IP6_BAD);
-    } else if (wg_l2_is_ll6(&src) || wg_l2_is_ll6(&dst)) {
-        return eg_drop(c, WG_L2_R_IP6_LINK_LOCAL);
+        return eg_drop(c, BRIDGE_L2_R_IP6_BAD);
+    } else if (bridge_l2_is_ll6(&src) || bridge_l2_is_ll6(&dst)) {
+        return eg_drop(c, BRIDGE_L2_R_IP6_LINK_LOCAL);
     }
     return eg_to_peer(c, &dst, info.pkt_len);
 }
 
-static enum wg_l2_eg_action
+static enum bridge_l2_eg_action
 eg_ipv4(struct eg_ctx *c)
 {
     const void *ip = c->eth + 1;
@@ -299,40 +305,40 @@ eg_ipv4(struct eg_ctx *c)
     struct pkt_ip_info info;
 
     if (pkt_ip_parse_l3(ip, c->len - ETH_HEADER_LEN, &info) || info.ipv6) {
-        return eg_drop(c, WG_L2_R_IP_BAD);
+        return eg_drop(c, BRIDGE_L2_R_IP_BAD);
     }
     pkt_ip_get_addrs(ip, false, &src, &dst);
     eg_learn(c, &src, c->eth->eth_src);
     if (eth_addr_is_multicast(c->eth->eth_dst)) {
-        return eg_drop(c, WG_L2_R_IP_MULTICAST);
+        return eg_drop(c, BRIDGE_L2_R_IP_MULTICAST);
     } else if (!eth_addr_equals(c->eth->eth_dst, c->l2->mac)) {
-        return eg_drop(c, WG_L2_R_NOT_FOR_US);
-    } else if (!wg_l2_is_unicast(&dst) || wg_l2_is_bcast(c->l2, &dst)) {
-        return eg_drop(c, WG_L2_R_IP_MULTICAST);
+        return eg_drop(c, BRIDGE_L2_R_NOT_FOR_US);
+    } else if (!bridge_l2_is_unicast(&dst)
+               || bridge_l2_is_bcast(c->l2, &dst)) {
+        return eg_drop(c, BRIDGE_L2_R_IP_MULTICAST);
     }
     return eg_to_peer(c, &dst, info.pkt_len);
 }
 
-enum wg_l2_eg_action
-wg_l2_from_bridge(struct wg_l2 *l2, const void *frame, size_t len,
-                  long long int now, wg_l2_routable_cb *routable, void *aux,
-                  void *reply, size_t reply_size, struct wg_l2_egress *out)
+enum bridge_l2_eg_action
+bridge_l2_from_bridge(struct bridge_l2 *l2, const void *frame, size_t len,
+                      long long int now, bridge_l2_routable_cb *routable,
+                      void *aux, struct bridge_l2_egress *out)
 {
     struct eg_ctx c = {
         .l2 = l2, .len = len, .eth = frame, .now = now,
-        .routable = routable, .aux = aux, .reply = reply, .out = out,
+        .routable = routable, .aux = aux, .out = out,
     };
     uint16_t type;
 
-    ovs_assert(reply_size >= WG_L2_ND_FRAME_MAX);
     memset(out, 0, sizeof *out);
-    wg_l2_neigh_expire(l2, now);
+    bridge_l2_neigh_expire(l2, now);
     if (len < ETH_HEADER_LEN) {
-        return eg_drop(&c, WG_L2_R_ETH_SHORT);
+        return eg_drop(&c, BRIDGE_L2_R_ETH_SHORT);
     } else if (eth_addr_is_multicast(c.eth->eth_src)
                || eth_addr_is_zero(c.eth->eth_src)
                || eth_addr_equals(c.eth->eth_src, l2->mac)) {
-        return eg_drop(&c, WG_L2_R_SRC_MAC);
+        return eg_drop(&c, BRIDGE_L2_R_SRC_MAC);
     }
     type = ntohs(c.eth->eth_type);
     switch (type) {
@@ -344,11 +350,47 @@ wg_l2_from_bridge(struct wg_l2 *l2, const void *frame, size_t len,
         return eg_arp(&c);
     case ETH_TYPE_VLAN_8021Q:
     case ETH_TYPE_VLAN_8021AD:
-        return eg_drop(&c, WG_L2_R_VLAN);
+        return eg_drop(&c, BRIDGE_L2_R_VLAN);
     case ETH_TYPE_LLDP:
-        return eg_drop(&c, WG_L2_R_LLDP);
+        return eg_drop(&c, BRIDGE_L2_R_LLDP);
     default:
-        return eg_drop(&c, (type < ETH_TYPE_MIN ? WG_L2_R_LLC
-                            : WG_L2_R_ETHERTYPE));
+        return eg_drop(&c, (type < ETH_TYPE_MIN ? BRIDGE_L2_R_LLC
+                            : BRIDGE_L2_R_ETHERTYPE));
     }
+}
+
+/* Oversized IP frames: the ICMP error back into the bridge. */
+
+size_t
+bridge_l2_icmp_too_big(const struct bridge_l2 *l2, const void *frame,
+                       size_t len, unsigned int mtu, void *out_,
+                       size_t out_size)
+{
+    const struct eth_header *eth = frame;
+    const uint8_t *ip = (const uint8_t *) (eth + 1);
+    uint8_t *out = out_;
+    int family = AF_UNSPEC;
+    struct in6_addr src, dst;
+    size_t n;
+
+    if (len >= ETH_HEADER_LEN && out_size >= ETH_HEADER_LEN) {
+        family = (eth->eth_type == htons(ETH_TYPE_IP) ? AF_INET
+                  : eth->eth_type == htons(ETH_TYPE_IPV6) ? AF_INET6
+                  : AF_UNSPEC);
+    }
+    if (family == AF_UNSPEC
+        || pkt_ip_family(ip, len - ETH_HEADER_LEN) != family) {
+        return 0;
+    }
+    pkt_ip_get_addrs(ip, family == AF_INET6, &src, &dst);
+    if (family == AF_INET && bridge_l2_is_bcast(l2, &src)) {
+        return 0;
+    }
+    n = pkt_mtu_icmp_too_big(ip, len - ETH_HEADER_LEN, mtu,
+                             bridge_l2_own_for(l2, &src), out + ETH_HEADER_LEN,
+                             out_size - ETH_HEADER_LEN);
+    if (n) {
+        bridge_l2_put_eth(out, eth->eth_src, l2->mac, ntohs(eth->eth_type));
+    }
+    return n ? ETH_HEADER_LEN + n : 0;
 }

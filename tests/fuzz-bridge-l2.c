@@ -15,14 +15,16 @@
  */
 
 #include <config.h>
-#include "wg-l2.h"
+#include "bridge-l2.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "csum.h"
+#include "dp-packet.h"
 #include "packets.h"
+#include "pkt-mtu.h"
 #include "util.h"
 
 /* libFuzzer target for the L2 adapter, also driven by "wgtest l2-fuzz".
@@ -38,7 +40,7 @@
  * eviction, queue bounds and timeouts happen). */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-void fuzz_wg_l2_reset(void);
+void fuzz_bridge_l2_reset(void);
 
 #define FUZZ_CHECK(COND)                                                \
     do {                                                                \
@@ -53,7 +55,7 @@ static const char *const fuzz_addrs[] = {
     "10.1.1.254/24,fd00:1:1::fe/64", "", "10.1.1.1/30", "fd00::1/127",
 };
 
-static struct wg_l2 *fuzz_l2;
+static struct bridge_l2 *fuzz_l2;
 static long long int fuzz_now;
 
 static bool
@@ -97,14 +99,13 @@ fuzz_check_reply(const uint8_t *r, size_t n)
 static void
 fuzz_from_bridge(const uint8_t *frame, size_t len, bool all)
 {
-    uint8_t *reply = xmalloc(WG_L2_ND_FRAME_MAX);
-    struct wg_l2_egress out;
-    struct wg_l2_pkt *pkt;
+    struct bridge_l2_egress out;
+    struct dp_packet *pkt;
 
-    switch (wg_l2_from_bridge(fuzz_l2, frame, len, fuzz_now, fuzz_routable,
-                              &all, reply, WG_L2_ND_FRAME_MAX, &out)) {
-    case WG_L2_EG_TO_PEER:
-        FUZZ_CHECK(out.reason == WG_L2_R_OK);
+    switch (bridge_l2_from_bridge(fuzz_l2, frame, len, fuzz_now, fuzz_routable,
+                                  &all, &out)) {
+    case BRIDGE_L2_EG_TO_PEER:
+        FUZZ_CHECK(out.reason == BRIDGE_L2_R_OK);
         FUZZ_CHECK(out.l3_ofs == ETH_HEADER_LEN);
         FUZZ_CHECK(out.l3_ofs + out.l3_len <= len);
         FUZZ_CHECK(out.family == AF_INET ? out.l3_len >= IP_HEADER_LEN
@@ -113,23 +114,27 @@ fuzz_from_bridge(const uint8_t *frame, size_t len, bool all)
                            + (out.family == AF_INET ? 16 : 24),
                            out.family == AF_INET ? 4 : 16));
         break;
-    case WG_L2_EG_REPLY:
-        FUZZ_CHECK(out.reason == WG_L2_R_OK);
-        fuzz_check_reply(reply, out.reply_len);
+    case BRIDGE_L2_EG_REPLY:
+        FUZZ_CHECK(out.reason == BRIDGE_L2_R_OK);
+        FUZZ_CHECK(out.reply_len == dp_packet_size(out.reply));
+        fuzz_check_reply(dp_packet_data(out.reply), out.reply_len);
+        dp_packet_delete(out.reply);
         break;
-    case WG_L2_EG_DROP:
-        FUZZ_CHECK(out.reason > WG_L2_R_OK && out.reason < WG_L2_N_REASONS);
-        FUZZ_CHECK(!out.reply_len);
+    case BRIDGE_L2_EG_DROP:
+        FUZZ_CHECK(out.reason > BRIDGE_L2_R_OK
+                   && out.reason < BRIDGE_L2_N_REASONS);
+        FUZZ_CHECK(!out.reply_len && !out.reply);
         break;
     default:
         FUZZ_CHECK(false);
     }
-    while ((pkt = wg_l2_pending_pop(fuzz_l2)) != NULL) {
-        FUZZ_CHECK(pkt->len >= ETH_HEADER_LEN + IP_HEADER_LEN);
-        FUZZ_CHECK(!memcmp(pkt->frame + 6, &fuzz_mac, 6));
-        wg_l2_pkt_free(pkt);
+    while ((pkt = bridge_l2_pending_pop(fuzz_l2)) != NULL) {
+        const uint8_t *frame_ = dp_packet_data(pkt);
+
+        FUZZ_CHECK(dp_packet_size(pkt) >= ETH_HEADER_LEN + IP_HEADER_LEN);
+        FUZZ_CHECK(!memcmp(frame_ + 6, &fuzz_mac, 6));
+        dp_packet_delete(pkt);
     }
-    free(reply);
 }
 
 static void
@@ -137,7 +142,7 @@ fuzz_icmp(const uint8_t *frame, size_t len, unsigned int mtu,
           size_t out_size)
 {
     uint8_t *out = xmalloc(out_size ? out_size : 1);
-    size_t n = wg_l2_icmp_too_big(fuzz_l2, frame, len, mtu, out, out_size);
+    size_t n = bridge_l2_icmp_too_big(fuzz_l2, frame, len, mtu, out, out_size);
 
     FUZZ_CHECK(n <= out_size);
     if (n && out[12] == 0x08) {
@@ -161,15 +166,15 @@ static void
 fuzz_frag(const uint8_t *ip, size_t len, unsigned int mtu, size_t out_size)
 {
     uint8_t *out = xmalloc(out_size);
-    struct wg_l2_frag f;
+    struct pkt_mtu_frag f;
     size_t n, total = 0, count = 0;
 
-    wg_l2_mtu_check(ip, len, mtu);
-    if (!wg_l2_frag_start(&f, ip, len, mtu)) {
+    pkt_mtu_check(ip, len, mtu);
+    if (!pkt_mtu_frag_start(&f, ip, len, mtu)) {
         free(out);
         return;
     }
-    while ((n = wg_l2_frag_next(&f, out, out_size)) > 0) {
+    while ((n = pkt_mtu_frag_next(&f, out, out_size)) > 0) {
         size_t hlen = (out[0] & 15) * 4;
 
         FUZZ_CHECK(n <= MIN(mtu, out_size));
@@ -185,27 +190,31 @@ fuzz_frag(const uint8_t *ip, size_t len, unsigned int mtu, size_t out_size)
 static void
 fuzz_to_bridge(const uint8_t *ip, size_t len)
 {
-    uint8_t *solicit = xmalloc(WG_L2_ND_FRAME_MAX);
-    struct wg_l2_ingress out;
+    struct dp_packet *pkt = dp_packet_clone_data(ip, len);
+    struct bridge_l2_ingress out;
 
-    switch (wg_l2_to_bridge(fuzz_l2, ip, len, 7, fuzz_now, solicit,
-                            WG_L2_ND_FRAME_MAX, &out)) {
-    case WG_L2_IN_DELIVER:
+    switch (bridge_l2_to_bridge(fuzz_l2, pkt, fuzz_now, &out)) {
+    case BRIDGE_L2_IN_DELIVER:
         FUZZ_CHECK(eth_addr_equals(out.eth.eth_src, fuzz_mac));
-        /* Fall through. */
-    case WG_L2_IN_QUEUED:
-        FUZZ_CHECK(out.reason == WG_L2_R_OK);
+        FUZZ_CHECK(out.reason == BRIDGE_L2_R_OK);
+        dp_packet_delete(pkt);
         break;
-    case WG_L2_IN_DROP:
-        FUZZ_CHECK(out.reason > WG_L2_R_OK && out.reason < WG_L2_N_REASONS);
+    case BRIDGE_L2_IN_QUEUED:
+        FUZZ_CHECK(out.reason == BRIDGE_L2_R_OK);
+        break;
+    case BRIDGE_L2_IN_DROP:
+        FUZZ_CHECK(out.reason > BRIDGE_L2_R_OK
+                   && out.reason < BRIDGE_L2_N_REASONS);
+        dp_packet_delete(pkt);
         break;
     default:
         FUZZ_CHECK(false);
     }
-    if (out.solicit_len) {
-        fuzz_check_reply(solicit, out.solicit_len);
+    if (out.solicit) {
+        FUZZ_CHECK(out.solicit_len == dp_packet_size(out.solicit));
+        fuzz_check_reply(dp_packet_data(out.solicit), out.solicit_len);
+        dp_packet_delete(out.solicit);
     }
-    free(solicit);
 }
 
 int
@@ -219,21 +228,21 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     if (!fuzz_l2) {
-        struct wg_l2_limits lim = { 64, 4, 32, 16384 };
+        struct bridge_l2_limits lim = { 64, 4, 32, 16384 };
 
-        fuzz_l2 = wg_l2_create(fuzz_mac, &lim);
-        free(wg_l2_set_addresses(fuzz_l2, fuzz_addrs[0]));
+        fuzz_l2 = bridge_l2_create(fuzz_mac, &lim);
+        free(bridge_l2_set_addresses(fuzz_l2, fuzz_addrs[0]));
     }
     fuzz_now += (data[0] | data[1] << 8) * 8;
     if (data[2] & 2) {
-        FUZZ_CHECK(!wg_l2_set_addresses(fuzz_l2, fuzz_addrs[data[3] % 4]));
+        FUZZ_CHECK(!bridge_l2_set_addresses(fuzz_l2, fuzz_addrs[data[3] % 4]));
     }
     mtu = 68 + 6 * data[3];
     len = size - 5;
     frame = fuzz_copy(data + 5, len);
 
     fuzz_from_bridge(frame, len, data[2] & 1);
-    fuzz_icmp(frame, len, mtu, data[4] * 6 % (WG_L2_ICMP_FRAME_MAX + 1));
+    fuzz_icmp(frame, len, mtu, data[4] * 6 % (BRIDGE_L2_ICMP_FRAME_MAX + 1));
     if (len >= ETH_HEADER_LEN) {
         uint8_t *l3 = fuzz_copy(frame + ETH_HEADER_LEN,
                                 len - ETH_HEADER_LEN);
@@ -244,19 +253,19 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fuzz_to_bridge(l3, len - ETH_HEADER_LEN);
         free(l3);
     }
-    wg_l2_run(fuzz_l2, fuzz_now);
-    FUZZ_CHECK(wg_l2_next_deadline(fuzz_l2) > fuzz_now);
-    FUZZ_CHECK(wg_l2_pending_count(fuzz_l2) <= 32);
-    FUZZ_CHECK(wg_l2_neigh_count(fuzz_l2) <= 64);
+    bridge_l2_run(fuzz_l2, fuzz_now);
+    FUZZ_CHECK(bridge_l2_next_deadline(fuzz_l2) > fuzz_now);
+    FUZZ_CHECK(bridge_l2_pending_count(fuzz_l2) <= 32);
+    FUZZ_CHECK(bridge_l2_neigh_count(fuzz_l2) <= 64);
     free(frame);
     return 0;
 }
 
 /* Frees the persistent state (for the unit test's leak checking). */
 void
-fuzz_wg_l2_reset(void)
+fuzz_bridge_l2_reset(void)
 {
-    wg_l2_destroy(fuzz_l2);
+    bridge_l2_destroy(fuzz_l2);
     fuzz_l2 = NULL;
     fuzz_now = 0;
 }

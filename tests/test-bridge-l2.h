@@ -15,17 +15,17 @@
  */
 
 
-#ifndef TEST_WG_L2_H
-#define TEST_WG_L2_H 1
+#ifndef TEST_BRIDGE_L2_H
+#define TEST_BRIDGE_L2_H 1
 
-/* Helpers shared by the L2 adapter's unit tests (test-wg-l2*.c).  Test
+/* Helpers shared by the L2 adapter's unit tests (test-bridge-l2*.c).  Test
  * frames are built field by field, never with the code under test. */
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "bridge-l2.h"
 #include "packets.h"
-#include "wg-l2.h"
 
 /* The port and four guests. */
 #define ETH_C ETH_ADDR_C
@@ -67,11 +67,11 @@ static const struct l2t_routes l2t_all OVS_UNUSED = { true, { NULL } };
 ovs_be32 l2t_ip4(const char *);
 struct in6_addr l2t_ip6(const char *);
 
-/* A wg_l2_routable_cb over a 'struct l2t_routes'. */
+/* A bridge_l2_routable_cb over a 'struct l2t_routes'. */
 bool l2t_routable(void *aux, int family, const void *addr);
 
 /* A port with MAC 'port_mac' and own addresses 'own'. */
-struct wg_l2 *l2t_new(const char *own, const struct wg_l2_limits *);
+struct bridge_l2 *l2t_new(const char *own, const struct bridge_l2_limits *);
 
 /* Frame construction: each returns the length written at 'p', except
  * l2t_put_eth(), which returns where the payload starts.  l2t_ip4_pkt()
@@ -90,25 +90,33 @@ size_t l2t_nd(uint8_t *p, struct eth_addr eth_dst, struct eth_addr eth_src,
               const char *src, const char *dst, uint8_t type,
               const char *target, const struct eth_addr *lla, uint8_t hlim);
 
-/* wg_l2_from_bridge() with 'routes' and a WG_L2_ND_FRAME_MAX reply
- * buffer. */
-enum wg_l2_eg_action l2t_from_bridge(struct wg_l2 *, const void *frame,
-                                     size_t len, long long now,
-                                     const struct l2t_routes *routes,
-                                     uint8_t *reply, struct wg_l2_egress *);
+/* bridge_l2_from_bridge() with 'routes'; a reply is copied to 'reply' (of
+ * BRIDGE_L2_ND_FRAME_MAX bytes) and freed. */
+enum bridge_l2_eg_action l2t_from_bridge(struct bridge_l2 *, const void *frame,
+                                         size_t len, long long now,
+                                         const struct l2t_routes *routes,
+                                         uint8_t *reply,
+                                         struct bridge_l2_egress *);
 
-/* Feeds 'frame' to wg_l2_from_bridge() and checks the reason. */
-void l2t_feed(struct wg_l2 *, const void *frame, size_t len, long long now,
-              enum wg_l2_reason);
+/* Feeds 'frame' to bridge_l2_from_bridge() and checks the reason. */
+void l2t_feed(struct bridge_l2 *, const void *frame, size_t len, long long now,
+              enum bridge_l2_reason);
 
-/* wg_l2_to_bridge() for a UDP packet from 'src' to 'dst' (meta 42), and a
- * check that such a packet is delivered to 'mac' without a
- * solicitation. */
-enum wg_l2_in_action l2t_to_bridge(struct wg_l2 *, const char *src,
-                                   const char *dst, long long now,
-                                   uint8_t *solicit,
-                                   struct wg_l2_ingress *);
-void l2t_check_deliver(struct wg_l2 *, const char *dst, struct eth_addr mac,
-                       long long now);
+/* bridge_l2_to_bridge() for a dp_packet holding a copy of 'ip' ('len'
+ * bytes), marked for TSO (which must survive the pending queue); a
+ * solicitation is copied to 'solicit' (of BRIDGE_L2_ND_FRAME_MAX bytes) and
+ * freed, and so is the packet unless queued.  l2t_to_bridge() does it for
+ * a UDP packet from 'src' to 'dst'; l2t_check_deliver() checks that such a
+ * packet is delivered to 'mac' without a solicitation. */
+enum bridge_l2_in_action l2t_to_bridge_data(struct bridge_l2 *,
+                                            const void *ip, size_t len,
+                                            long long now, uint8_t *solicit,
+                                            struct bridge_l2_ingress *);
+enum bridge_l2_in_action l2t_to_bridge(struct bridge_l2 *, const char *src,
+                                       const char *dst, long long now,
+                                       uint8_t *solicit,
+                                       struct bridge_l2_ingress *);
+void l2t_check_deliver(struct bridge_l2 *, const char *dst,
+                       struct eth_addr mac, long long now);
 
-#endif /* test-wg-l2.h */
+#endif /* test-bridge-l2.h */

@@ -16,7 +16,7 @@
 
 
 #include <config.h>
-#include "test-wg-l2.h"
+#include "test-bridge-l2.h"
 
 #include <arpa/inet.h>
 #include <limits.h>
@@ -24,11 +24,12 @@
 #include <netinet/ip6.h>
 
 #include "csum.h"
+#include "dp-packet.h"
 #include "util.h"
 #include "wgtest.h"
 
 /* Unit tests of the L2 adapter's bridge-to-peer side: proxy ARP and ND and
- * the classification of other frames; and the helpers of test-wg-l2.h. */
+ * the classification of other frames; and the helpers of test-bridge-l2.h. */
 
 ovs_be32
 l2t_ip4(const char *s)
@@ -83,11 +84,11 @@ l2t_routable(void *aux, int family, const void *addr)
     return r->all;
 }
 
-struct wg_l2 *
-l2t_new(const char *own, const struct wg_l2_limits *limits)
+struct bridge_l2 *
+l2t_new(const char *own, const struct bridge_l2_limits *limits)
 {
-    struct wg_l2 *l2 = wg_l2_create(port_mac, limits);
-    char *err = wg_l2_set_addresses(l2, own);
+    struct bridge_l2 *l2 = bridge_l2_create(port_mac, limits);
+    char *err = bridge_l2_set_addresses(l2, own);
 
     WGTEST_CHECK(!err);
     return l2;
@@ -196,41 +197,75 @@ l2t_nd(uint8_t *p, struct eth_addr eth_dst, struct eth_addr eth_src,
     return ETH_HEADER_LEN + IPV6_HEADER_LEN + plen;
 }
 
-enum wg_l2_eg_action
-l2t_from_bridge(struct wg_l2 *l2, const void *frame, size_t len, long long now,
-                const struct l2t_routes *routes, uint8_t *reply,
-                struct wg_l2_egress *out)
+/* Copies the frame '*pkt' (if any) of 'len' bytes to 'buf' and frees
+ * it. */
+static void
+l2t_take(struct dp_packet **pkt, size_t len, uint8_t *buf)
 {
-    return wg_l2_from_bridge(l2, frame, len, now, l2t_routable,
-                             CONST_CAST(struct l2t_routes *, routes), reply,
-                             WG_L2_ND_FRAME_MAX, out);
+    if (*pkt) {
+        WGTEST_CHECK(dp_packet_size(*pkt) == len
+                     && len <= BRIDGE_L2_ND_FRAME_MAX);
+        memcpy(buf, dp_packet_data(*pkt), len);
+        dp_packet_delete(*pkt);
+        *pkt = NULL;
+    }
 }
 
-enum wg_l2_in_action
-l2t_to_bridge(struct wg_l2 *l2, const char *src, const char *dst,
-              long long now, uint8_t *solicit, struct wg_l2_ingress *out)
+enum bridge_l2_eg_action
+l2t_from_bridge(struct bridge_l2 *l2, const void *frame, size_t len,
+                long long now, const struct l2t_routes *routes, uint8_t *reply,
+                struct bridge_l2_egress *out)
+{
+    enum bridge_l2_eg_action action;
+
+    action = bridge_l2_from_bridge(l2, frame, len, now, l2t_routable,
+                                   CONST_CAST(struct l2t_routes *, routes),
+                                   out);
+    l2t_take(&out->reply, out->reply_len, reply);
+    return action;
+}
+
+enum bridge_l2_in_action
+l2t_to_bridge_data(struct bridge_l2 *l2, const void *ip, size_t len,
+                   long long now, uint8_t *solicit,
+                   struct bridge_l2_ingress *out)
+{
+    struct dp_packet *pkt = dp_packet_clone_data(ip, len);
+    enum bridge_l2_in_action action;
+
+    dp_packet_hwol_set_tcp_seg(pkt);
+    action = bridge_l2_to_bridge(l2, pkt, now, out);
+    if (action != BRIDGE_L2_IN_QUEUED) {
+        dp_packet_delete(pkt);
+    }
+    l2t_take(&out->solicit, out->solicit_len, solicit);
+    return action;
+}
+
+enum bridge_l2_in_action
+l2t_to_bridge(struct bridge_l2 *l2, const char *src, const char *dst,
+              long long now, uint8_t *solicit, struct bridge_l2_ingress *out)
 {
     union l2t_frame pkt;
     size_t len = (strchr(dst, ':')
                   ? l2t_ip6_pkt(pkt.b, src, dst, IPPROTO_UDP, 64, 60)
                   : l2t_ip4_pkt(pkt.b, src, dst, 100));
 
-    return wg_l2_to_bridge(l2, pkt.b, len, 42, now, solicit,
-                           WG_L2_ND_FRAME_MAX, out);
+    return l2t_to_bridge_data(l2, pkt.b, len, now, solicit, out);
 }
 
 void
-l2t_check_deliver(struct wg_l2 *l2, const char *dst, struct eth_addr mac,
+l2t_check_deliver(struct bridge_l2 *l2, const char *dst, struct eth_addr mac,
                   long long now)
 {
     const char *src = strchr(dst, ':') ? "fd00:1:2::9" : "10.1.2.9";
-    struct wg_l2_ingress out;
+    struct bridge_l2_ingress out;
     union l2t_frame sol;
 
     fprintf(stderr, "deliver to %s\n", dst);
     WGTEST_CHECK(l2t_to_bridge(l2, src, dst, now, sol.b, &out)
-                 == WG_L2_IN_DELIVER);
-    WGTEST_CHECK(out.reason == WG_L2_R_OK && out.solicit_len == 0);
+                 == BRIDGE_L2_IN_DELIVER);
+    WGTEST_CHECK(out.reason == BRIDGE_L2_R_OK && out.solicit_len == 0);
     WGTEST_CHECK(eth_addr_equals(out.eth.eth_dst, mac));
     WGTEST_CHECK(eth_addr_equals(out.eth.eth_src, port_mac));
     WGTEST_CHECK(out.eth.eth_type == htons(strchr(dst, ':') ? ETH_TYPE_IPV6
@@ -238,10 +273,10 @@ l2t_check_deliver(struct wg_l2 *l2, const char *dst, struct eth_addr mac,
 }
 
 void
-l2t_feed(struct wg_l2 *l2, const void *frame, size_t len, long long now,
-         enum wg_l2_reason reason)
+l2t_feed(struct bridge_l2 *l2, const void *frame, size_t len, long long now,
+         enum bridge_l2_reason reason)
 {
-    struct wg_l2_egress out;
+    struct bridge_l2_egress out;
     union l2t_frame reply;
 
     l2t_from_bridge(l2, frame, len, now, &l2t_peers, reply.b, &out);
@@ -256,37 +291,41 @@ struct arp_case {
     uint16_t op;
     const char *spa, *tpa;
     bool route_all;
-    enum wg_l2_eg_action action;
-    enum wg_l2_reason reason;
+    enum bridge_l2_eg_action action;
+    enum bridge_l2_reason reason;
 };
 
 static const struct arp_case arp_cases[] = {
     { "routable target", ETH_ADDR_C(ff, ff, ff, ff, ff, ff), 1,
-      "10.1.1.5", "10.1.2.9", false, WG_L2_EG_REPLY, WG_L2_R_OK },
+      "10.1.1.5", "10.1.2.9", false, BRIDGE_L2_EG_REPLY, BRIDGE_L2_R_OK },
     { "own address", ETH_ADDR_C(ff, ff, ff, ff, ff, ff), 1,
-      "10.1.1.5", "10.1.1.254", false, WG_L2_EG_REPLY, WG_L2_R_OK },
+      "10.1.1.5", "10.1.1.254", false, BRIDGE_L2_EG_REPLY, BRIDGE_L2_R_OK },
     { "unicast refresh", ETH_ADDR_C(02, 00, 00, 00, 00, 01), 1,
-      "10.1.1.5", "10.1.2.9", false, WG_L2_EG_REPLY, WG_L2_R_OK },
+      "10.1.1.5", "10.1.2.9", false, BRIDGE_L2_EG_REPLY, BRIDGE_L2_R_OK },
     { "gratuitous", ETH_ADDR_C(ff, ff, ff, ff, ff, ff), 1,
-      "10.1.2.9", "10.1.2.9", false, WG_L2_EG_DROP, WG_L2_R_ARP_GRATUITOUS },
+      "10.1.2.9", "10.1.2.9", false, BRIDGE_L2_EG_DROP,
+      BRIDGE_L2_R_ARP_GRATUITOUS },
     { "DAD probe", ETH_ADDR_C(ff, ff, ff, ff, ff, ff), 1,
-      "0.0.0.0", "10.1.2.9", false, WG_L2_EG_DROP, WG_L2_R_ARP_PROBE },
+      "0.0.0.0", "10.1.2.9", false, BRIDGE_L2_EG_DROP, BRIDGE_L2_R_ARP_PROBE },
     { "seen locally", ETH_ADDR_C(ff, ff, ff, ff, ff, ff), 1,
-      "10.1.1.5", "10.1.2.7", false, WG_L2_EG_DROP, WG_L2_R_ARP_LOCAL },
+      "10.1.1.5", "10.1.2.7", false, BRIDGE_L2_EG_DROP,
+      BRIDGE_L2_R_ARP_LOCAL },
     { "seen locally, 0/0", ETH_ADDR_C(ff, ff, ff, ff, ff, ff), 1,
-      "10.1.1.5", "10.1.2.7", true, WG_L2_EG_DROP, WG_L2_R_ARP_LOCAL },
+      "10.1.1.5", "10.1.2.7", true, BRIDGE_L2_EG_DROP, BRIDGE_L2_R_ARP_LOCAL },
     { "not routable", ETH_ADDR_C(ff, ff, ff, ff, ff, ff), 1,
-      "10.1.1.5", "10.1.1.6", false, WG_L2_EG_DROP,
-      WG_L2_R_ARP_UNROUTABLE },
+      "10.1.1.5", "10.1.1.6", false, BRIDGE_L2_EG_DROP,
+      BRIDGE_L2_R_ARP_UNROUTABLE },
     { "multicast target", ETH_ADDR_C(ff, ff, ff, ff, ff, ff), 1,
-      "10.1.1.5", "224.0.0.1", true, WG_L2_EG_DROP,
-      WG_L2_R_ARP_UNROUTABLE },
+      "10.1.1.5", "224.0.0.1", true, BRIDGE_L2_EG_DROP,
+      BRIDGE_L2_R_ARP_UNROUTABLE },
     { "reply", ETH_ADDR_C(02, 00, 00, 00, 00, 01), 2,
-      "10.1.1.5", "10.1.1.254", false, WG_L2_EG_DROP, WG_L2_R_ARP_REPLY },
+      "10.1.1.5", "10.1.1.254", false, BRIDGE_L2_EG_DROP,
+      BRIDGE_L2_R_ARP_REPLY },
     { "rarp op", ETH_ADDR_C(ff, ff, ff, ff, ff, ff), 3,
-      "10.1.1.5", "10.1.2.9", false, WG_L2_EG_DROP, WG_L2_R_ARP_OP },
+      "10.1.1.5", "10.1.2.9", false, BRIDGE_L2_EG_DROP, BRIDGE_L2_R_ARP_OP },
     { "to another host", ETH_ADDR_C(52, 54, 00, 00, 00, 0b), 1,
-      "10.1.1.5", "10.1.2.9", false, WG_L2_EG_DROP, WG_L2_R_NOT_FOR_US },
+      "10.1.1.5", "10.1.2.9", false, BRIDGE_L2_EG_DROP,
+      BRIDGE_L2_R_NOT_FOR_US },
 };
 
 static void
@@ -313,16 +352,16 @@ test_l2_arp(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
 {
     for (size_t i = 0; i < ARRAY_SIZE(arp_cases); i++) {
         const struct arp_case *c = &arp_cases[i];
-        struct wg_l2 *l2 = l2t_new(OWN, NULL);
+        struct bridge_l2 *l2 = l2t_new(OWN, NULL);
         union l2t_frame f, reply;
-        struct wg_l2_egress out;
+        struct bridge_l2_egress out;
         size_t len;
 
         /* Guest C announces 10.1.2.7, inside a peer's allowed IPs. */
         len = l2t_arp(f.b, mac_bcast, mac_c, 1, "10.1.2.7", "10.1.2.7");
         WGTEST_CHECK(l2t_from_bridge(l2, f.b, len, 0, &l2t_peers, reply.b,
-                                     &out) == WG_L2_EG_DROP);
-        WGTEST_CHECK(out.reason == WG_L2_R_ARP_GRATUITOUS);
+                                     &out) == BRIDGE_L2_EG_DROP);
+        WGTEST_CHECK(out.reason == BRIDGE_L2_R_ARP_GRATUITOUS);
 
         len = l2t_arp(f.b, c->eth_dst, mac_a, c->op, c->spa, c->tpa);
         memset(reply.b, 0xa5, sizeof reply.b);
@@ -331,33 +370,33 @@ test_l2_arp(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
                                      c->route_all ? &l2t_all : &l2t_peers,
                                      reply.b, &out) == c->action);
         WGTEST_CHECK(out.reason == c->reason);
-        if (c->action == WG_L2_EG_REPLY) {
+        if (c->action == BRIDGE_L2_EG_REPLY) {
             check_arp_reply(reply.b, out.reply_len, c);
         } else {
             WGTEST_CHECK(out.reply_len == 0 && reply.b[0] == 0xa5);
-            WGTEST_CHECK(wg_l2_reason_count(l2, c->reason) == 1
-                         + (c->reason == WG_L2_R_ARP_GRATUITOUS));
+            WGTEST_CHECK(bridge_l2_reason_count(l2, c->reason) == 1
+                         + (c->reason == BRIDGE_L2_R_ARP_GRATUITOUS));
         }
-        wg_l2_destroy(l2);
+        bridge_l2_destroy(l2);
     }
 
     /* Malformed: truncated, wrong hardware length. */
-    struct wg_l2 *l2 = l2t_new(OWN, NULL);
-    struct wg_l2_egress out;
+    struct bridge_l2 *l2 = l2t_new(OWN, NULL);
+    struct bridge_l2_egress out;
     union l2t_frame f, reply;
     size_t len = l2t_arp(f.b, mac_bcast, mac_a, 1, "10.1.1.5", "10.1.2.9");
 
     WGTEST_CHECK(l2t_from_bridge(l2, f.b, len - 1, 0, &l2t_peers, reply.b,
-                                 &out) == WG_L2_EG_DROP);
-    WGTEST_CHECK(out.reason == WG_L2_R_ARP_BAD);
+                                 &out) == BRIDGE_L2_EG_DROP);
+    WGTEST_CHECK(out.reason == BRIDGE_L2_R_ARP_BAD);
     f.b[ETH_HEADER_LEN + 4] = 8;
     WGTEST_CHECK(l2t_from_bridge(l2, f.b, len, 0, &l2t_peers, reply.b,
-                                 &out) == WG_L2_EG_DROP);
-    WGTEST_CHECK(out.reason == WG_L2_R_ARP_BAD);
-    WGTEST_CHECK(wg_l2_reason_count(l2, WG_L2_R_ARP_BAD) == 2);
-    WGTEST_CHECK(!strcmp(wg_l2_reason_name(WG_L2_R_ARP_BAD),
+                                 &out) == BRIDGE_L2_EG_DROP);
+    WGTEST_CHECK(out.reason == BRIDGE_L2_R_ARP_BAD);
+    WGTEST_CHECK(bridge_l2_reason_count(l2, BRIDGE_L2_R_ARP_BAD) == 2);
+    WGTEST_CHECK(!strcmp(bridge_l2_reason_name(BRIDGE_L2_R_ARP_BAD),
                          "wg_l2_arp_malformed"));
-    wg_l2_destroy(l2);
+    bridge_l2_destroy(l2);
 }
 WGTEST_REGISTER("l2-arp", test_l2_arp);
 
@@ -377,51 +416,56 @@ struct nd_case {
     uint8_t hlim;
     enum nd_variant variant;
     bool route_all;
-    enum wg_l2_eg_action action;
-    enum wg_l2_reason reason;
+    enum bridge_l2_eg_action action;
+    enum bridge_l2_reason reason;
     uint32_t flags;                     /* Of the expected NA. */
 };
 
 #define SNM9 "ff02::1:ff00:9"
 static const struct nd_case nd_cases[] = {
     { "routable", ND_NEIGHBOR_SOLICIT, "fd00:1:1::5", SNM9, "fd00:1:2::9",
-      255, NS_PLAIN, false, WG_L2_EG_REPLY, WG_L2_R_OK, 0x40000000 },
+      255, NS_PLAIN, false, BRIDGE_L2_EG_REPLY, BRIDGE_L2_R_OK, 0x40000000 },
     { "own", ND_NEIGHBOR_SOLICIT, "fd00:1:1::5", "ff02::1:ff00:fe",
-      "fd00:1:1::fe", 255, NS_PLAIN, false, WG_L2_EG_REPLY, WG_L2_R_OK,
+      "fd00:1:1::fe", 255, NS_PLAIN, false, BRIDGE_L2_EG_REPLY, BRIDGE_L2_R_OK,
       0xe0000000 },
     { "port link-local", ND_NEIGHBOR_SOLICIT, "fe80::5", "ff02::1:ff00:1",
-      "fe80::ff:fe00:1", 255, NS_PLAIN, false, WG_L2_EG_REPLY, WG_L2_R_OK,
+      "fe80::ff:fe00:1", 255, NS_PLAIN, false, BRIDGE_L2_EG_REPLY,
+      BRIDGE_L2_R_OK,
       0xe0000000 },
     { "unicast, no SLLA", ND_NEIGHBOR_SOLICIT, "fd00:1:1::5", "fd00:1:2::9",
-      "fd00:1:2::9", 255, NS_NO_SLLA, false, WG_L2_EG_REPLY, WG_L2_R_OK,
+      "fd00:1:2::9", 255, NS_NO_SLLA, false, BRIDGE_L2_EG_REPLY,
+      BRIDGE_L2_R_OK,
       0x40000000 },
     { "DAD", ND_NEIGHBOR_SOLICIT, "::", SNM9, "fd00:1:2::9", 255,
-      NS_NO_SLLA, false, WG_L2_EG_DROP, WG_L2_R_ND_DAD, 0 },
+      NS_NO_SLLA, false, BRIDGE_L2_EG_DROP, BRIDGE_L2_R_ND_DAD, 0 },
     { "seen locally", ND_NEIGHBOR_SOLICIT, "fd00:1:1::5",
-      "ff02::1:ff00:7", "fd00:1:2::7", 255, NS_PLAIN, true, WG_L2_EG_DROP,
-      WG_L2_R_ND_LOCAL, 0 },
+      "ff02::1:ff00:7", "fd00:1:2::7", 255, NS_PLAIN, true, BRIDGE_L2_EG_DROP,
+      BRIDGE_L2_R_ND_LOCAL, 0 },
     { "not routable", ND_NEIGHBOR_SOLICIT, "fd00:1:1::5", "ff02::1:ff00:6",
-      "fd00:1:1::6", 255, NS_PLAIN, false, WG_L2_EG_DROP,
-      WG_L2_R_ND_UNROUTABLE, 0 },
+      "fd00:1:1::6", 255, NS_PLAIN, false, BRIDGE_L2_EG_DROP,
+      BRIDGE_L2_R_ND_UNROUTABLE, 0 },
     { "link-local, ::/0", ND_NEIGHBOR_SOLICIT, "fe80::5", SNM9, "fe80::9",
-      255, NS_PLAIN, true, WG_L2_EG_DROP, WG_L2_R_ND_UNROUTABLE, 0 },
+      255, NS_PLAIN, true, BRIDGE_L2_EG_DROP, BRIDGE_L2_R_ND_UNROUTABLE, 0 },
     { "hop limit 64", ND_NEIGHBOR_SOLICIT, "fd00:1:1::5", SNM9,
-      "fd00:1:2::9", 64, NS_PLAIN, false, WG_L2_EG_DROP, WG_L2_R_ND_BAD, 0 },
+      "fd00:1:2::9", 64, NS_PLAIN, false, BRIDGE_L2_EG_DROP,
+      BRIDGE_L2_R_ND_BAD, 0 },
     { "bad checksum", ND_NEIGHBOR_SOLICIT, "fd00:1:1::5", SNM9,
-      "fd00:1:2::9", 255, NS_BAD_CSUM, false, WG_L2_EG_DROP,
-      WG_L2_R_ND_BAD, 0 },
+      "fd00:1:2::9", 255, NS_BAD_CSUM, false, BRIDGE_L2_EG_DROP,
+      BRIDGE_L2_R_ND_BAD, 0 },
     { "zero option length", ND_NEIGHBOR_SOLICIT, "fd00:1:1::5", SNM9,
-      "fd00:1:2::9", 255, NS_OPT_LEN0, false, WG_L2_EG_DROP,
-      WG_L2_R_ND_BAD, 0 },
+      "fd00:1:2::9", 255, NS_OPT_LEN0, false, BRIDGE_L2_EG_DROP,
+      BRIDGE_L2_R_ND_BAD, 0 },
     { "wrong group", ND_NEIGHBOR_SOLICIT, "fd00:1:1::5", "ff02::1",
-      "fd00:1:2::9", 255, NS_PLAIN, false, WG_L2_EG_DROP, WG_L2_R_ND_BAD,
+      "fd00:1:2::9", 255, NS_PLAIN, false, BRIDGE_L2_EG_DROP,
+      BRIDGE_L2_R_ND_BAD,
       0 },
     { "router solicitation", ND_ROUTER_SOLICIT, "fd00:1:1::5", "ff02::2",
-      NULL, 255, NS_PLAIN, false, WG_L2_EG_DROP, WG_L2_R_ND_RS, 0 },
+      NULL, 255, NS_PLAIN, false, BRIDGE_L2_EG_DROP, BRIDGE_L2_R_ND_RS, 0 },
     { "router advertisement", ND_ROUTER_ADVERT, "fe80::5", "ff02::1",
-      NULL, 255, NS_PLAIN, false, WG_L2_EG_DROP, WG_L2_R_ND_OTHER, 0 },
+      NULL, 255, NS_PLAIN, false, BRIDGE_L2_EG_DROP, BRIDGE_L2_R_ND_OTHER, 0 },
     { "advertisement", ND_NEIGHBOR_ADVERT, "fd00:1:1::5", "ff02::1",
-      "fd00:1:1::5", 255, NS_PLAIN, false, WG_L2_EG_DROP, WG_L2_R_ND_NA, 0 },
+      "fd00:1:1::5", 255, NS_PLAIN, false, BRIDGE_L2_EG_DROP,
+      BRIDGE_L2_R_ND_NA, 0 },
 };
 
 static void
@@ -463,10 +507,10 @@ test_l2_nd(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
 {
     for (size_t i = 0; i < ARRAY_SIZE(nd_cases); i++) {
         const struct nd_case *c = &nd_cases[i];
-        struct wg_l2 *l2 = l2t_new(OWN, NULL);
+        struct bridge_l2 *l2 = l2t_new(OWN, NULL);
         bool slla = c->variant != NS_NO_SLLA;
         struct eth_addr eth_dst;
-        struct wg_l2_egress out;
+        struct bridge_l2_egress out;
         union l2t_frame f, reply;
         size_t len;
 
@@ -475,7 +519,7 @@ test_l2_nd(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
                      "fd00:1:2::7", "ff02::1", ND_NEIGHBOR_ADVERT,
                      "fd00:1:2::7", &mac_c, 255);
         l2t_from_bridge(l2, f.b, len, 0, &l2t_peers, reply.b, &out);
-        WGTEST_CHECK(out.reason == WG_L2_R_ND_NA);
+        WGTEST_CHECK(out.reason == BRIDGE_L2_R_ND_NA);
 
         if (!strncmp(c->dst, "ff", 2)) {
             struct in6_addr d = l2t_ip6(c->dst);
@@ -503,14 +547,14 @@ test_l2_nd(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
                                      c->route_all ? &l2t_all : &l2t_peers,
                                      reply.b, &out) == c->action);
         WGTEST_CHECK(out.reason == c->reason);
-        if (c->action == WG_L2_EG_REPLY) {
+        if (c->action == BRIDGE_L2_EG_REPLY) {
             check_na(reply.b, out.reply_len, c, slla ? mac_d : mac_a);
         } else {
             WGTEST_CHECK(out.reply_len == 0 && reply.b[0] == 0xa5);
-            WGTEST_CHECK(wg_l2_reason_count(l2, c->reason)
-                         == 1 + (c->reason == WG_L2_R_ND_NA));
+            WGTEST_CHECK(bridge_l2_reason_count(l2, c->reason)
+                         == 1 + (c->reason == BRIDGE_L2_R_ND_NA));
         }
-        wg_l2_destroy(l2);
+        bridge_l2_destroy(l2);
     }
 }
 WGTEST_REGISTER("l2-nd", test_l2_nd);
@@ -535,70 +579,70 @@ struct cls_case {
     uint16_t type;
     const char *src, *dst;
     enum tweak tweak;
-    enum wg_l2_eg_action action;
-    enum wg_l2_reason reason;
+    enum bridge_l2_eg_action action;
+    enum bridge_l2_reason reason;
 };
 
-#define DROP WG_L2_EG_DROP
+#define DROP BRIDGE_L2_EG_DROP
 static const struct cls_case cls_cases[] = {
     { "ipv4", PORT, ETH_TYPE_IP, "10.1.1.5", "10.1.2.9", T_NONE,
-      WG_L2_EG_TO_PEER, WG_L2_R_OK },
+      BRIDGE_L2_EG_TO_PEER, BRIDGE_L2_R_OK },
     { "ipv4 padded", PORT, ETH_TYPE_IP, "10.1.1.5", "10.1.2.9", T_PAD,
-      WG_L2_EG_TO_PEER, WG_L2_R_OK },
+      BRIDGE_L2_EG_TO_PEER, BRIDGE_L2_R_OK },
     { "ipv4 other host", ETH_ADDR_C(52, 54, 00, 00, 00, 0b), ETH_TYPE_IP,
-      "10.1.1.5", "10.1.1.6", T_NONE, DROP, WG_L2_R_NOT_FOR_US },
+      "10.1.1.5", "10.1.1.6", T_NONE, DROP, BRIDGE_L2_R_NOT_FOR_US },
     { "ipv4 broadcast MAC", BCAST, ETH_TYPE_IP, "10.1.1.5", "10.1.2.9",
-      T_NONE, DROP, WG_L2_R_IP_MULTICAST },
+      T_NONE, DROP, BRIDGE_L2_R_IP_MULTICAST },
     { "ipv4 multicast", PORT, ETH_TYPE_IP, "10.1.1.5", "224.0.0.251",
-      T_NONE, DROP, WG_L2_R_IP_MULTICAST },
+      T_NONE, DROP, BRIDGE_L2_R_IP_MULTICAST },
     { "ipv4 subnet broadcast", PORT, ETH_TYPE_IP, "10.1.1.5", "10.1.1.255",
-      T_NONE, DROP, WG_L2_R_IP_MULTICAST },
+      T_NONE, DROP, BRIDGE_L2_R_IP_MULTICAST },
     { "ipv4 broadcast", PORT, ETH_TYPE_IP, "10.1.1.5", "255.255.255.255",
-      T_NONE, DROP, WG_L2_R_IP_MULTICAST },
+      T_NONE, DROP, BRIDGE_L2_R_IP_MULTICAST },
     { "ipv4 to own", PORT, ETH_TYPE_IP, "10.1.1.5", "10.1.1.254", T_NONE,
-      DROP, WG_L2_R_IP_TO_SELF },
+      DROP, BRIDGE_L2_R_IP_TO_SELF },
     { "ipv4 ihl", PORT, ETH_TYPE_IP, "10.1.1.5", "10.1.2.9", T_IHL4, DROP,
-      WG_L2_R_IP_BAD },
+      BRIDGE_L2_R_IP_BAD },
     { "ipv4 length", PORT, ETH_TYPE_IP, "10.1.1.5", "10.1.2.9", T_LEN_BIG,
-      DROP, WG_L2_R_IP_BAD },
+      DROP, BRIDGE_L2_R_IP_BAD },
     { "ipv4 truncated", PORT, ETH_TYPE_IP, "10.1.1.5", "10.1.2.9", T_CUT,
-      DROP, WG_L2_R_IP_BAD },
+      DROP, BRIDGE_L2_R_IP_BAD },
     { "ipv6", PORT, ETH_TYPE_IPV6, "fd00:1:1::5", "fd00:1:2::9", T_NONE,
-      WG_L2_EG_TO_PEER, WG_L2_R_OK },
+      BRIDGE_L2_EG_TO_PEER, BRIDGE_L2_R_OK },
     { "ipv6 multicast", ETH_ADDR_C(33, 33, 00, 00, 00, 16), ETH_TYPE_IPV6,
-      "fd00:1:1::5", "ff02::16", T_NONE, DROP, WG_L2_R_IP6_MULTICAST },
+      "fd00:1:1::5", "ff02::16", T_NONE, DROP, BRIDGE_L2_R_IP6_MULTICAST },
     { "ipv6 multicast, port MAC", PORT, ETH_TYPE_IPV6, "fd00:1:1::5",
-      "ff0e::1", T_NONE, DROP, WG_L2_R_IP6_MULTICAST },
+      "ff0e::1", T_NONE, DROP, BRIDGE_L2_R_IP6_MULTICAST },
     { "ipv6 link-local dst", PORT, ETH_TYPE_IPV6, "fe80::5", "fe80::9",
-      T_NONE, DROP, WG_L2_R_IP6_LINK_LOCAL },
+      T_NONE, DROP, BRIDGE_L2_R_IP6_LINK_LOCAL },
     { "ipv6 link-local src", PORT, ETH_TYPE_IPV6, "fe80::5", "fd00:1:2::9",
-      T_NONE, DROP, WG_L2_R_IP6_LINK_LOCAL },
+      T_NONE, DROP, BRIDGE_L2_R_IP6_LINK_LOCAL },
     { "ipv6 to own", PORT, ETH_TYPE_IPV6, "fd00:1:1::5", "fd00:1:1::fe",
-      T_NONE, DROP, WG_L2_R_IP_TO_SELF },
+      T_NONE, DROP, BRIDGE_L2_R_IP_TO_SELF },
     { "ipv6 length", PORT, ETH_TYPE_IPV6, "fd00:1:1::5", "fd00:1:2::9",
-      T_LEN_BIG, DROP, WG_L2_R_IP6_BAD },
+      T_LEN_BIG, DROP, BRIDGE_L2_R_IP6_BAD },
     { "ipv6 truncated", PORT, ETH_TYPE_IPV6, "fd00:1:1::5", "fd00:1:2::9",
-      T_CUT, DROP, WG_L2_R_IP6_BAD },
+      T_CUT, DROP, BRIDGE_L2_R_IP6_BAD },
     { "ipv6 version", PORT, ETH_TYPE_IPV6, "fd00:1:1::5", "fd00:1:2::9",
-      T_VER4, DROP, WG_L2_R_IP6_BAD },
+      T_VER4, DROP, BRIDGE_L2_R_IP6_BAD },
     { "ipv6 v4-mapped", PORT, ETH_TYPE_IPV6, "fd00:1:1::5",
-      "::ffff:10.1.2.9", T_NONE, DROP, WG_L2_R_IP6_BAD },
+      "::ffff:10.1.2.9", T_NONE, DROP, BRIDGE_L2_R_IP6_BAD },
     { "802.1Q", PORT, ETH_TYPE_VLAN_8021Q, NULL, NULL, T_NONE, DROP,
-      WG_L2_R_VLAN },
+      BRIDGE_L2_R_VLAN },
     { "802.1ad", PORT, ETH_TYPE_VLAN_8021AD, NULL, NULL, T_NONE, DROP,
-      WG_L2_R_VLAN },
+      BRIDGE_L2_R_VLAN },
     { "LLDP", ETH_ADDR_C(01, 80, c2, 00, 00, 0e), 0x88cc, NULL, NULL,
-      T_NONE, DROP, WG_L2_R_LLDP },
+      T_NONE, DROP, BRIDGE_L2_R_LLDP },
     { "STP (LLC)", ETH_ADDR_C(01, 80, c2, 00, 00, 00), 0x0026, NULL, NULL,
-      T_NONE, DROP, WG_L2_R_LLC },
+      T_NONE, DROP, BRIDGE_L2_R_LLC },
     { "other ethertype", PORT, 0x88b5, NULL, NULL, T_NONE, DROP,
-      WG_L2_R_ETHERTYPE },
+      BRIDGE_L2_R_ETHERTYPE },
     { "multicast source", PORT, ETH_TYPE_IP, "10.1.1.5", "10.1.2.9",
-      T_SRC_MCAST, DROP, WG_L2_R_SRC_MAC },
+      T_SRC_MCAST, DROP, BRIDGE_L2_R_SRC_MAC },
     { "own source", PORT, ETH_TYPE_IP, "10.1.1.5", "10.1.2.9", T_SRC_PORT,
-      DROP, WG_L2_R_SRC_MAC },
+      DROP, BRIDGE_L2_R_SRC_MAC },
     { "short", PORT, ETH_TYPE_IP, "10.1.1.5", "10.1.2.9", T_SHORT, DROP,
-      WG_L2_R_ETH_SHORT },
+      BRIDGE_L2_R_ETH_SHORT },
 };
 
 static size_t
@@ -652,7 +696,7 @@ mk_cls_frame(uint8_t *p, const struct cls_case *c)
 }
 
 static void
-check_to_peer(const struct wg_l2_egress *out, const struct cls_case *c)
+check_to_peer(const struct bridge_l2_egress *out, const struct cls_case *c)
 {
     bool v4 = c->type == ETH_TYPE_IP;
 
@@ -673,12 +717,12 @@ check_to_peer(const struct wg_l2_egress *out, const struct cls_case *c)
 static void
 test_l2_classify(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
 {
-    struct wg_l2 *l2 = l2t_new(OWN, NULL);
+    struct bridge_l2 *l2 = l2t_new(OWN, NULL);
 
     for (size_t i = 0; i < ARRAY_SIZE(cls_cases); i++) {
         const struct cls_case *c = &cls_cases[i];
-        uint64_t before = wg_l2_reason_count(l2, c->reason);
-        struct wg_l2_egress out;
+        uint64_t before = bridge_l2_reason_count(l2, c->reason);
+        struct bridge_l2_egress out;
         union l2t_frame f, reply;
         size_t len = mk_cls_frame(f.b, c);
 
@@ -686,12 +730,12 @@ test_l2_classify(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
         WGTEST_CHECK(l2t_from_bridge(l2, f.b, len, 0, &l2t_all, reply.b,
                                      &out) == c->action);
         WGTEST_CHECK(out.reason == c->reason);
-        if (c->action == WG_L2_EG_TO_PEER) {
+        if (c->action == BRIDGE_L2_EG_TO_PEER) {
             check_to_peer(&out, c);
         } else {
-            WGTEST_CHECK(wg_l2_reason_count(l2, c->reason) == before + 1);
+            WGTEST_CHECK(bridge_l2_reason_count(l2, c->reason) == before + 1);
         }
     }
-    wg_l2_destroy(l2);
+    bridge_l2_destroy(l2);
 }
 WGTEST_REGISTER("l2-classify", test_l2_classify);

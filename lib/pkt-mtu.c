@@ -15,30 +15,32 @@
  */
 
 #include <config.h>
-#include "wg-l2.h"
+#include "pkt-mtu.h"
 
+#include <netinet/icmp6.h>
+#include <netinet/ip6.h>
 #include <string.h>
 
 #include "csum.h"
+#include "packets.h"
 #include "pkt-ip.h"
 #include "util.h"
-#include "wg-l2-private.h"
 
-/* Oversized packets from the bridge: ICMP errors back into the bridge and
- * IPv4 fragmentation. */
+/* Oversized packets: the MTU check, ICMP errors to their sender and IPv4
+ * fragmentation, over plain buffers (see pkt-mtu.h). */
 
-enum wg_l2_mtu_action
-wg_l2_mtu_check(const void *ip_, size_t len, unsigned int mtu)
+enum pkt_mtu_action
+pkt_mtu_check(const void *ip_, size_t len, unsigned int mtu)
 {
     const struct ip_header *ip = ip_;
 
     if (len <= mtu) {
-        return WG_L2_MTU_FITS;
+        return PKT_MTU_FITS;
     } else if (pkt_ip_family(ip, len) == AF_INET
                && !(ip->ip_frag_off & htons(IP_DONT_FRAGMENT))) {
-        return WG_L2_MTU_FRAGMENT;
+        return PKT_MTU_FRAGMENT;
     }
-    return WG_L2_MTU_TOO_BIG;
+    return PKT_MTU_TOO_BIG;
 }
 
 static bool
@@ -51,34 +53,46 @@ icmp4_is_error(uint8_t type)
 
 /* Bytes of the offending packet ('tot' bytes, 'hlen' of header) to quote
  * in an error of 'overhead' bytes of headers, within 'limit' bytes of IP
- * and 'out_size' bytes of frame; 0 if not even the header and 8 bytes
+ * and 'out_size' bytes of buffer; 0 if not even the header and 8 bytes
  * fit. */
 static size_t
 icmp_quote_len(size_t tot, size_t hlen, size_t overhead, size_t limit,
                size_t out_size)
 {
-    size_t room = out_size > ETH_HEADER_LEN + overhead
-                  ? out_size - ETH_HEADER_LEN - overhead : 0;
+    size_t room = out_size > overhead ? out_size - overhead : 0;
     size_t quote = MIN(MIN(tot, limit - overhead), room);
 
     return quote >= MIN(tot, hlen + 8) ? quote : 0;
+}
+
+/* True if an IPv6 (or IPv4) packet from 'src' to 'dst' may get an ICMP
+ * error: its source is a unicast address, and an IPv6 packet carries no
+ * IPv4-mapped address. */
+static bool
+icmp_may_answer(bool ipv6, const struct in6_addr *src,
+                const struct in6_addr *dst)
+{
+    ovs_be32 src4 = in6_addr_get_mapped_ipv4(src);
+
+    if (ipv6) {
+        return (ipv6_addr_is_set(src) && !ipv6_addr_is_multicast(src)
+                && !IN6_IS_ADDR_V4MAPPED(src) && !IN6_IS_ADDR_V4MAPPED(dst));
+    }
+    return src4 && src4 != htonl(INADDR_BROADCAST) && !ip_is_multicast(src4);
 }
 
 /* Parses the offending IPv4 (or, with 'ipv6', IPv6) packet at 'ip' ('len'
  * bytes) into 'info', 'src' and 'dst'.  Returns false if it is malformed,
  * of the other family, or its source may not get an ICMP error. */
 static bool
-icmp_parse(const struct wg_l2 *l2, const void *ip, size_t len, bool ipv6,
-           struct pkt_ip_info *info, struct in6_addr *src,
-           struct in6_addr *dst)
+icmp_parse(const void *ip, size_t len, bool ipv6, struct pkt_ip_info *info,
+           struct in6_addr *src, struct in6_addr *dst)
 {
     if (pkt_ip_parse_l3(ip, len, info) || info->ipv6 != ipv6) {
         return false;
     }
     pkt_ip_get_addrs(ip, ipv6, src, dst);
-    return (wg_l2_is_unicast(src)
-            && (ipv6 ? !wg_l2_is_v4(src) && !wg_l2_is_v4(dst)
-                : !wg_l2_is_bcast(l2, src)));
+    return icmp_may_answer(ipv6, src, dst);
 }
 
 /* Returns true if the packet at 'ip' described by 'info' is an ICMP error
@@ -98,19 +112,17 @@ icmp_is_error(const uint8_t *ip, const struct pkt_ip_info *info)
 }
 
 static size_t
-icmp4_too_big(const struct wg_l2 *l2, const struct eth_header *eth,
-              size_t len, unsigned int mtu, uint8_t *out, size_t out_size)
+icmp4_too_big(const struct ip_header *ip, size_t len, unsigned int mtu,
+              const struct in6_addr *from, uint8_t *out, size_t out_size)
 {
-    const struct ip_header *ip = (const void *) (eth + 1);
-    struct ip_header *oip = (void *) (out + ETH_HEADER_LEN);
+    struct ip_header *oip = (void *) out;
     struct icmp_header *icmp = (void *) (oip + 1);
     const size_t overhead = IP_HEADER_LEN + ICMP_HEADER_LEN;
-    const struct in6_addr *from;
     struct pkt_ip_info info;
     struct in6_addr src, dst;
     size_t quote;
 
-    if (!icmp_parse(l2, ip, len - ETH_HEADER_LEN, false, &info, &src, &dst)
+    if (!icmp_parse(ip, len, false, &info, &src, &dst)
         || ip->ip_frag_off & htons(IP_FRAG_OFF_MASK)
         || icmp_is_error((const uint8_t *) ip, &info)) {
         return 0;
@@ -120,10 +132,8 @@ icmp4_too_big(const struct wg_l2 *l2, const struct eth_header *eth,
     if (!quote) {
         return 0;
     }
-    from = wg_l2_own_for(l2, &src);
     from = from ? from : &dst;
 
-    wg_l2_put_eth(out, eth->eth_src, l2->mac, ETH_TYPE_IP);
     memset(oip, 0, overhead);
     oip->ip_ihl_ver = IP_IHL_VER(5, 4);
     oip->ip_tos = IP_DSCP_CS6;
@@ -139,23 +149,22 @@ icmp4_too_big(const struct wg_l2 *l2, const struct eth_header *eth,
     icmp->icmp_fields.frag.mtu = htons(MIN(mtu, UINT16_MAX));
     memcpy(icmp + 1, ip, quote);
     icmp->icmp_csum = csum(icmp, ICMP_HEADER_LEN + quote);
-    return ETH_HEADER_LEN + overhead + quote;
+    return overhead + quote;
 }
 
 static size_t
-icmp6_too_big(const struct wg_l2 *l2, const struct eth_header *eth,
-              size_t len, unsigned int mtu, uint8_t *out, size_t out_size)
+icmp6_too_big(const struct ovs_16aligned_ip6_hdr *ip6, size_t len,
+              unsigned int mtu, const struct in6_addr *from, uint8_t *out,
+              size_t out_size)
 {
-    const struct ovs_16aligned_ip6_hdr *ip6 = (const void *) (eth + 1);
-    struct ovs_16aligned_ip6_hdr *oip6 = (void *) (out + ETH_HEADER_LEN);
+    struct ovs_16aligned_ip6_hdr *oip6 = (void *) out;
     struct icmp6_data_header *icmp = (void *) (oip6 + 1);
     const size_t overhead = IPV6_HEADER_LEN + ICMP6_DATA_HEADER_LEN;
-    const struct in6_addr *from;
     struct pkt_ip_info info;
     struct in6_addr src, dst;
     size_t quote;
 
-    if (!icmp_parse(l2, ip6, len - ETH_HEADER_LEN, true, &info, &src, &dst)
+    if (!icmp_parse(ip6, len, true, &info, &src, &dst)
         || icmp_is_error((const uint8_t *) ip6, &info)) {
         return 0;
     }
@@ -164,10 +173,8 @@ icmp6_too_big(const struct wg_l2 *l2, const struct eth_header *eth,
     if (!quote) {
         return 0;
     }
-    from = wg_l2_own_for(l2, &src);
     from = from ? from : &dst;
 
-    wg_l2_put_eth(out, eth->eth_src, l2->mac, ETH_TYPE_IPV6);
     put_16aligned_be32(&oip6->ip6_flow, htonl(6 << 28));
     oip6->ip6_plen = htons(ICMP6_DATA_HEADER_LEN + quote);
     oip6->ip6_nxt = IPPROTO_ICMPV6;
@@ -181,30 +188,28 @@ icmp6_too_big(const struct wg_l2 *l2, const struct eth_header *eth,
     memcpy(icmp + 1, ip6, quote);
     icmp->icmp6_base.icmp6_cksum = packet_csum_upperlayer6(
         oip6, icmp, IPPROTO_ICMPV6, ICMP6_DATA_HEADER_LEN + quote);
-    return ETH_HEADER_LEN + overhead + quote;
+    return overhead + quote;
 }
 
 size_t
-wg_l2_icmp_too_big(const struct wg_l2 *l2, const void *frame, size_t len,
-                   unsigned int mtu, void *out, size_t out_size)
+pkt_mtu_icmp_too_big(const void *ip, size_t len, unsigned int mtu,
+                     const struct in6_addr *from, void *out, size_t out_size)
 {
-    const struct eth_header *eth = frame;
-
-    if (len < ETH_HEADER_LEN) {
+    switch (pkt_ip_family(ip, len)) {
+    case AF_INET:
+        return icmp4_too_big(ip, len, mtu, from, out, out_size);
+    case AF_INET6:
+        return icmp6_too_big(ip, len, mtu, from, out, out_size);
+    default:
         return 0;
-    } else if (eth->eth_type == htons(ETH_TYPE_IP)) {
-        return icmp4_too_big(l2, eth, len, mtu, out, out_size);
-    } else if (eth->eth_type == htons(ETH_TYPE_IPV6)) {
-        return icmp6_too_big(l2, eth, len, mtu, out, out_size);
     }
-    return 0;
 }
 
 /* IPv4 fragmentation (RFC 791). */
 
 /* Collects the options with the "copied" bit for later fragments. */
 static bool
-frag_copy_opts(struct wg_l2_frag *f)
+frag_copy_opts(struct pkt_mtu_frag *f)
 {
     const uint8_t *opt = f->ip + IP_HEADER_LEN;
     size_t n = f->hlen - IP_HEADER_LEN;
@@ -231,7 +236,7 @@ frag_copy_opts(struct wg_l2_frag *f)
 }
 
 bool
-wg_l2_frag_start(struct wg_l2_frag *f, const void *ip_, size_t len,
+pkt_mtu_frag_start(struct pkt_mtu_frag *f, const void *ip_, size_t len,
                  unsigned int mtu)
 {
     const struct ip_header *ip = ip_;
@@ -257,7 +262,7 @@ wg_l2_frag_start(struct wg_l2_frag *f, const void *ip_, size_t len,
 }
 
 size_t
-wg_l2_frag_next(struct wg_l2_frag *f, void *out_, size_t out_size)
+pkt_mtu_frag_next(struct pkt_mtu_frag *f, void *out_, size_t out_size)
 {
     struct ip_header *out = out_;
     bool first = f->pos == f->hlen;

@@ -15,7 +15,7 @@
  */
 
 #include <config.h>
-#include "test-wg-l2.h"
+#include "test-bridge-l2.h"
 
 #include <netinet/icmp6.h>
 #include <netinet/ip6.h>
@@ -24,9 +24,9 @@
 #include "util.h"
 #include "wgtest.h"
 
-/* Unit tests of the L2 adapter's MTU helpers: ICMP "fragmentation needed"
- * and ICMPv6 "packet too big" frames, and IPv4 fragmentation checked by
- * reassembly. */
+/* Unit tests of the L2 adapter's ICMP "fragmentation needed" and ICMPv6
+ * "packet too big" frames (built by pkt-mtu, whose check and fragmenter
+ * test-pkt-mtu.c tests), and random frames through every entry point. */
 
 /* ICMP errors. */
 
@@ -50,7 +50,7 @@ struct icmp_case {
     const char *expect_src;
 };
 
-#define I_MAX WG_L2_ICMP_FRAME_MAX
+#define I_MAX BRIDGE_L2_ICMP_FRAME_MAX
 static const struct icmp_case icmp_cases[] = {
     { "v4 own address", OWN, "10.1.1.5", "10.1.2.9", 1500, I_DF, I_MAX,
       14 + 576, "10.1.1.254" },
@@ -174,7 +174,7 @@ test_l2_icmp(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
 {
     for (size_t i = 0; i < ARRAY_SIZE(icmp_cases); i++) {
         const struct icmp_case *c = &icmp_cases[i];
-        struct wg_l2 *l2 = l2t_new(c->own, NULL);
+        struct bridge_l2 *l2 = l2t_new(c->own, NULL);
         uint8_t *out = xmalloc(c->out_size);
         const struct eth_header *eth = (const void *) out;
         union l2t_frame f;
@@ -182,7 +182,7 @@ test_l2_icmp(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
         size_t n;
 
         fprintf(stderr, "icmp: %s\n", c->name);
-        n = wg_l2_icmp_too_big(l2, f.b, len, 1420, out, c->out_size);
+        n = bridge_l2_icmp_too_big(l2, f.b, len, 1420, out, c->out_size);
         WGTEST_CHECK(n == c->expect_len);
         if (n) {
             WGTEST_CHECK(eth_addr_equals(eth->eth_dst, mac_a));
@@ -196,198 +196,16 @@ test_l2_icmp(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
             }
         }
         free(out);
-        wg_l2_destroy(l2);
+        bridge_l2_destroy(l2);
     }
 }
 WGTEST_REGISTER("l2-icmp", test_l2_icmp);
 
-static void
-test_l2_mtu_check(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
-{
-    union l2t_frame f;
-    struct ip_header *ip = (void *) f.b;
-
-    l2t_ip4_pkt(f.b, "10.1.1.5", "10.1.2.9", 1500);
-    WGTEST_CHECK(wg_l2_mtu_check(f.b, 1500, 1500) == WG_L2_MTU_FITS);
-    WGTEST_CHECK(wg_l2_mtu_check(f.b, 1500, 1420) == WG_L2_MTU_FRAGMENT);
-    ip->ip_frag_off = htons(IP_DONT_FRAGMENT);
-    WGTEST_CHECK(wg_l2_mtu_check(f.b, 1500, 1420) == WG_L2_MTU_TOO_BIG);
-    l2t_ip6_pkt(f.b, "fd00:1:1::5", "fd00:1:2::9", IPPROTO_UDP, 64, 1460);
-    WGTEST_CHECK(wg_l2_mtu_check(f.b, 1500, 1420) == WG_L2_MTU_TOO_BIG);
-    WGTEST_CHECK(wg_l2_mtu_check(f.b, 1420, 1420) == WG_L2_MTU_FITS);
-}
-WGTEST_REGISTER("l2-mtu-check", test_l2_mtu_check);
-
-/* IPv4 fragmentation. */
-
-/* Options: a copied one (loose source route, 7 bytes), a non-copied one
- * (record route, 7 bytes), no-operation, end of list: 16 bytes. */
-static const uint8_t frag_opts[16] = {
-    0x83, 7, 4, 10, 9, 9, 9, 0x07, 7, 4, 0, 0, 0, 0, 1, 0,
-};
-static const uint8_t frag_copied[8] = { 0x83, 7, 4, 10, 9, 9, 9, 0 };
-
-struct frag_case {
-    size_t tot;
-    unsigned int mtu;
-    bool opts;
-    uint16_t base_off;          /* The packet is itself a fragment. */
-    bool base_mf;
-};
-
-static const struct frag_case frag_cases[] = {
-    { 4000, 1420, false, 0, false },
-    { 4000, 576, true, 0, false },
-    { 1500, 68, true, 0, false },
-    { 1421, 1420, false, 0, false },
-    { 1428, 1420, true, 0, false },
-    { 3000, 1000, false, 100, true },
-    { 3001, 999, true, 7, false },
-    { 65535, 1420, false, 0, false },
-    { 9000, 1500, true, 0, false },
-};
-
-/* Builds the original packet of 'c' into 'p'; returns its header length. */
-static size_t
-mk_frag_orig(uint8_t *p, const struct frag_case *c)
-{
-    struct ip_header *ip = (void *) p;
-    size_t hlen = IP_HEADER_LEN + (c->opts ? sizeof frag_opts : 0);
-
-    l2t_ip4_pkt(p, "10.1.1.5", "10.1.2.9", c->tot);
-    memmove(p + hlen, p + IP_HEADER_LEN, c->tot - hlen);
-    if (c->opts) {
-        memcpy(p + IP_HEADER_LEN, frag_opts, sizeof frag_opts);
-    }
-    for (size_t i = hlen; i < c->tot; i++) {
-        p[i] = (i * 131) >> 3;
-    }
-    ip->ip_ihl_ver = IP_IHL_VER(hlen / 4, 4);
-    ip->ip_frag_off = htons(c->base_off | (c->base_mf ? IP_MORE_FRAGMENTS
-                                           : 0));
-    ip->ip_csum = 0;
-    ip->ip_csum = csum(ip, hlen);
-    return hlen;
-}
-
-/* Checks one fragment 'fr' of 'n' bytes against the original 'o' and adds
- * its payload to 'reasm'.  '*pos' is the payload offset expected next. */
-static bool
-check_fragment(const uint8_t *fr, size_t n, const uint8_t *o, size_t hlen,
-               const struct frag_case *c, uint8_t *reasm, size_t *pos)
-{
-    const struct ip_header *ip = (const void *) fr, *oip = (const void *) o;
-    size_t fh = IP_IHL(ip->ip_ihl_ver) * 4;
-    uint16_t off = ntohs(ip->ip_frag_off);
-    bool first = *pos == 0;
-    bool last;
-
-    WGTEST_CHECK(n <= c->mtu && IP_VER(ip->ip_ihl_ver) == 4);
-    WGTEST_CHECK(ntohs(ip->ip_tot_len) == n && fh <= n);
-    WGTEST_CHECK(!csum(ip, fh));
-    WGTEST_CHECK(ip->ip_id == oip->ip_id && ip->ip_ttl == oip->ip_ttl);
-    WGTEST_CHECK(ip->ip_proto == oip->ip_proto && ip->ip_tos == oip->ip_tos);
-    WGTEST_CHECK(!memcmp(&ip->ip_src, &oip->ip_src, 8));
-    WGTEST_CHECK(!(off & IP_DONT_FRAGMENT));
-    if (first) {
-        WGTEST_CHECK(fh == hlen && !memcmp(fr + 20, o + 20, hlen - 20));
-    } else if (c->opts) {
-        WGTEST_CHECK(fh == 28 && !memcmp(fr + 20, frag_copied, 8));
-    } else {
-        WGTEST_CHECK(fh == 20);
-    }
-    WGTEST_CHECK((off & IP_FRAG_OFF_MASK) == c->base_off + *pos / 8);
-    last = *pos + (n - fh) == c->tot - hlen;
-    if (!last) {
-        WGTEST_CHECK(off & IP_MORE_FRAGMENTS && (n - fh) % 8 == 0);
-        WGTEST_CHECK(n - fh > 0);
-    } else {
-        WGTEST_CHECK(!!(off & IP_MORE_FRAGMENTS) == c->base_mf);
-    }
-    memcpy(reasm + *pos, fr + fh, n - fh);
-    *pos += n - fh;
-    return last;
-}
-
-/* Fragments the packet of 'c' into buffers of 'out_size' bytes (at most
- * 'c->mtu' is used) and checks every fragment and the reassembly. */
-static void
-frag_one(const struct frag_case *c, size_t out_size, uint8_t *orig,
-         uint8_t *reasm)
-{
-    struct frag_case lim = *c;
-    size_t hlen = mk_frag_orig(orig, c);
-    size_t payload = c->tot - hlen, pos = 0, n_frags = 0, n, first, later;
-    uint8_t *fr = xmalloc(out_size);
-    struct wg_l2_frag f;
-    bool last = false;
-
-    lim.mtu = MIN(c->mtu, out_size);
-    first = (lim.mtu - hlen) & ~7;
-    later = (lim.mtu - 20 - (c->opts ? 8 : 0)) & ~7;
-    fprintf(stderr, "frag: %zu bytes, mtu %u, buffer %zu\n", c->tot, c->mtu,
-            out_size);
-    WGTEST_CHECK(wg_l2_frag_start(&f, orig, c->tot, c->mtu));
-    while ((n = wg_l2_frag_next(&f, fr, out_size)) > 0) {
-        WGTEST_CHECK(!last);
-        last = check_fragment(fr, n, orig, hlen, &lim, reasm, &pos);
-        n_frags++;
-    }
-    WGTEST_CHECK(last && pos == payload);
-    WGTEST_CHECK(n_frags == 1 + DIV_ROUND_UP(payload - MIN(payload, first),
-                                             later));
-    WGTEST_CHECK_MEM(reasm, orig + hlen, payload);
-    WGTEST_CHECK(!wg_l2_frag_next(&f, fr, out_size));
-    free(fr);
-}
-
-static void
-test_l2_frag(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
-{
-    uint8_t *orig = xmalloc(65536), *reasm = xmalloc(65536);
-
-    for (size_t i = 0; i < ARRAY_SIZE(frag_cases); i++) {
-        const struct frag_case *c = &frag_cases[i];
-
-        frag_one(c, c->mtu, orig, reasm);
-        frag_one(c, c->mtu + 100, orig, reasm);
-        frag_one(c, MAX(44, c->mtu * 2 / 3), orig, reasm);
-    }
-
-    /* Refused: DF, fits, MTU below header + 8, bad option, not IPv4,
-     * length beyond the buffer, offset overflow. */
-    struct frag_case c = { 1500, 1420, true, 0, false };
-    struct ip_header *ip = (void *) orig;
-    struct wg_l2_frag f;
-    size_t hlen = mk_frag_orig(orig, &c);
-
-    WGTEST_CHECK(!wg_l2_frag_start(&f, orig, 1500, 1500));
-    WGTEST_CHECK(!wg_l2_frag_start(&f, orig, 1500, hlen + 7));
-    WGTEST_CHECK(wg_l2_frag_start(&f, orig, 1500, hlen + 8));
-    WGTEST_CHECK(!wg_l2_frag_start(&f, orig, 1499, 1420));
-    ip->ip_frag_off = htons(IP_DONT_FRAGMENT);
-    WGTEST_CHECK(!wg_l2_frag_start(&f, orig, 1500, 1420));
-    ip->ip_frag_off = htons(8100);     /* 64800 + 1464 > 65535. */
-    WGTEST_CHECK(!wg_l2_frag_start(&f, orig, 1500, 1420));
-    ip->ip_frag_off = 0;
-    orig[IP_HEADER_LEN + 8] = 40;   /* Record route: beyond the header. */
-    WGTEST_CHECK(!wg_l2_frag_start(&f, orig, 1500, 1420));
-    orig[IP_HEADER_LEN + 8] = 1;    /* Shorter than its own header. */
-    WGTEST_CHECK(!wg_l2_frag_start(&f, orig, 1500, 1420));
-    orig[IP_HEADER_LEN + 8] = 7;
-    WGTEST_CHECK(wg_l2_frag_start(&f, orig, 1500, 1420));
-    orig[0] = 0x60;
-    WGTEST_CHECK(!wg_l2_frag_start(&f, orig, 1500, 1420));
-    free(orig);
-    free(reasm);
-}
-WGTEST_REGISTER("l2-frag", test_l2_frag);
-
-/* Random frames through every entry point (see fuzz-wg-l2.c), seeded:
+/* Random frames through every entry point (see fuzz-bridge-l2.c), seeded:
  * "wgtest l2-fuzz [SEED [ITERATIONS]]". */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-void fuzz_wg_l2_reset(void);
+void fuzz_bridge_l2_reset(void);
 
 /* A valid frame of a random kind at 'p', addressed among a few guests,
  * the port, own and routable addresses. */
@@ -457,7 +275,7 @@ test_l2_fuzz(int argc, char *argv[])
         }
         LLVMFuzzerTestOneInput(buf, 5 + len);
     }
-    fuzz_wg_l2_reset();
+    fuzz_bridge_l2_reset();
     free(buf);
 }
 WGTEST_REGISTER("l2-fuzz", test_l2_fuzz);
