@@ -26,6 +26,7 @@
 #include "coverage.h"
 #include "dp-packet.h"
 #include "hash.h"
+#include "openvswitch/vlog.h"
 #include "pkt-ip.h"
 #include "util.h"
 
@@ -33,6 +34,10 @@
  * the frame builders, and the peer-to-bridge side with its pending queue.
  * The bridge-to-peer side (and the ICMP "too big" frame) is in
  * bridge-l2-egress.c, which calls into this file, never the other way. */
+
+VLOG_DEFINE_THIS_MODULE(bridge_l2);
+
+static struct vlog_rate_limit bridge_l2_rl = VLOG_RATE_LIMIT_INIT(5, 20);
 
 #define BRIDGE_L2_REASON(ENUM, NAME) COVERAGE_DEFINE(wg_l2_##NAME);
 BRIDGE_L2_REASONS
@@ -54,6 +59,10 @@ void
 bridge_l2_count(struct bridge_l2 *l2, enum bridge_l2_reason reason)
 {
     l2->counts[reason]++;
+    if (reason != BRIDGE_L2_R_OK) {
+        VLOG_DBG_RL(&bridge_l2_rl, "frame not forwarded as is: %s",
+                    bridge_l2_reason_name(reason));
+    }
     switch (reason) {
 #define BRIDGE_L2_REASON(ENUM, NAME)            \
     case BRIDGE_L2_R_##ENUM:                    \

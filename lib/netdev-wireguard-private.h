@@ -17,9 +17,8 @@
 #ifndef NETDEV_WIREGUARD_PRIVATE_H
 #define NETDEV_WIREGUARD_PRIVATE_H 1
 
-/* State shared by the files of the wireguard netdev class:
- * netdev-wireguard.c (class glue, configuration, timers, appctl) and
- * netdev-wireguard-io.c (the data path: bridge <-> WireGuard). */
+/* State shared by the files of the wireguard netdev class (the file map
+ * and the threading model are below, before the declarations). */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -125,7 +124,7 @@ struct netdev_wireguard {
     struct smap uapi_removed;   /* Database peers removed through the UAPI:
                                  * name -> options fingerprint. */
 
-    /* Offload state (see netdev-wireguard-io.c). */
+    /* Offload state (see netdev-wireguard-tx.c and -rx.c). */
     bool tso;                   /* userspace-tso was on at configuration. */
     struct netdev_wg_offload_stats offload;
 };

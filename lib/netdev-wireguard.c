@@ -206,7 +206,7 @@ netdev_wg_apply_addresses(struct netdev_wireguard *wg,
 static void
 netdev_wg_restore_addresses(struct netdev_wireguard *wg)
 {
-    free(wg_l2_set_addresses(wg->l2, wg->cfg.address));
+    free(bridge_l2_set_addresses(wg->l2, wg->cfg.address));
 }
 
 /* Configuration. */
