@@ -57,7 +57,7 @@ COVERAGE_DEFINE(wg_tx_segment);
 COVERAGE_DEFINE(wg_tx_csum_fill);
 COVERAGE_DEFINE(wg_tx_frag_error);
 COVERAGE_DEFINE(wg_tx_fragmented);
-COVERAGE_DEFINE(wg_tx_not_ip);
+COVERAGE_DEFINE(wg_tx_l2_drop);
 
 static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
 
@@ -325,8 +325,9 @@ netdev_wg_tx_frame(struct netdev_wireguard *wg, struct dp_packet *pkt)
             return;
         }
     } else {
-        COVERAGE_INC(wg_tx_not_ip);
-        netdev_wg_tx_drop(wg, "not an IP packet WireGuard can carry");
+        COVERAGE_INC(wg_tx_l2_drop);
+        netdev_wg_tx_drop(wg, "the layer-2 adapter did not forward it "
+                          "(see its wg_l2_* counters)");
     }
     dp_packet_delete(pkt);
 }
