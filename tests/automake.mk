@@ -135,12 +135,12 @@ FUZZ_TARGETS = $(FUZZ_SOURCES:.c=)
 FUZZ_LIB = $(filter lib/bridge-l2% lib/wg-% lib/pkt-% lib/udp-batch%, \
 	$(filter %.c,$(lib_libovswireguard_la_SOURCES)))
 FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined
-EXTRA_DIST += $(FUZZ_SOURCES) tests/fuzz-wg-uapi.dict
+EXTRA_DIST += $(FUZZ_SOURCES) tests/fuzz-util.h tests/fuzz-wg-uapi.dict
 CLEANFILES += $(FUZZ_TARGETS)
 if HAVE_FUZZER
 noinst_DATA += $(FUZZ_TARGETS)
 endif
-$(FUZZ_TARGETS): %: %.c $(FUZZ_LIB)
+$(FUZZ_TARGETS): %: %.c tests/fuzz-util.h $(FUZZ_LIB)
 	$(AM_V_GEN)$(FUZZ_CC) $(FUZZ_CFLAGS) $(AM_CPPFLAGS) $(SODIUM_CFLAGS) \
 	  -o $@ $< $(FUZZ_EXTRA) $(addprefix $(srcdir)/,$(FUZZ_LIB)) \
 	  $(OVS_BUILDDIR)/lib/.libs/libopenvswitch.a \
@@ -160,7 +160,7 @@ tests/fuzz-wg-device: tests/test-wg-pair.c tests/test-wg-pair.h \
 # OVS's utilities/checkpatch.py, from the OVS tree, over our C files.
 STYLE_FILES = $(filter %.c %.h,$(lib_libovswireguard_la_SOURCES) \
 	$(vswitchd_ovs_vswitchd_SOURCES) $(tests_wgtest_SOURCES) \
-	$(tests_wg_handshake_flood_SOURCES) $(FUZZ_SOURCES))
+	$(tests_wg_handshake_flood_SOURCES) $(FUZZ_SOURCES) tests/fuzz-util.h)
 check-style: check-layering
 	@cd $(srcdir) && python3 '$(OVS_SRCDIR)/utilities/checkpatch.py' -q \
 	  -f $(STYLE_FILES) && echo "check-style: $(words $(STYLE_FILES)) files OK"

@@ -23,6 +23,7 @@
 
 #include "csum.h"
 #include "dp-packet.h"
+#include "fuzz-util.h"
 #include "packets.h"
 #include "pkt-mtu.h"
 #include "util.h"
@@ -39,16 +40,7 @@
  * The adapter state persists across inputs (small limits, so that
  * eviction, queue bounds and timeouts happen). */
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 void fuzz_bridge_l2_reset(void);
-
-#define FUZZ_CHECK(COND)                                                \
-    do {                                                                \
-        if (!(COND)) {                                                  \
-            ovs_abort(0, "%s:%d: check failed: %s", __FILE__, __LINE__, \
-                      #COND);                                           \
-        }                                                               \
-    } while (0)
 
 static const struct eth_addr fuzz_mac = ETH_ADDR_C(02, 00, 00, 00, 00, 01);
 static const char *const fuzz_addrs[] = {

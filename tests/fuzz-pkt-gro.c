@@ -46,6 +46,7 @@
 #include <string.h>
 
 #include "csum.h"
+#include "fuzz-util.h"
 #include "packets.h"
 #include "pkt-gro.h"
 #include "pkt-ip.h"
@@ -62,14 +63,6 @@ struct fuzz_batch {
     uint8_t *orig[FUZZ_MAX_PKTS];
     size_t orig_len[FUZZ_MAX_PKTS];
 };
-
-#define FUZZ_CHECK(COND)                                                \
-    do {                                                                \
-        if (!(COND)) {                                                  \
-            ovs_abort(0, "%s:%d: invariant failed: %s",                 \
-                      __FILE__, __LINE__, #COND);                       \
-        }                                                               \
-    } while (0)
 
 static bool
 fuzz_grow(void *aux, struct pkt_gro_pkt *pkt, size_t room)
@@ -282,8 +275,6 @@ fuzz_check(const struct fuzz_batch *b, size_t ret)
     FUZZ_CHECK(ret == n_out);
     FUZZ_CHECK(in_payload == out_payload);
 }
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

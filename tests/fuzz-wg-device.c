@@ -57,6 +57,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz-util.h"
 #include "test-wg-pair.h"
 #include "util.h"
 #include "wg-messages.h"
@@ -203,8 +204,6 @@ encrypt_by_a(const uint8_t *data, size_t size, uint8_t *buf, size_t room)
     wgpair_deliver(&pair);
     return n > 0 ? n : 0;
 }
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -40,21 +40,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz-util.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/vlog.h"
 #include "util.h"
 #include "wg-crypto.h"
 #include "wg-device.h"
-
-#define FUZZ_CHECK(COND)                                                \
-    do {                                                                \
-        if (!(COND)) {                                                  \
-            ovs_abort(0, "%s:%d: check failed: %s", __FILE__, __LINE__, \
-                      #COND);                                           \
-        }                                                               \
-    } while (0)
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static uint16_t fuzz_ports[2];
 
