@@ -17,4 +17,10 @@
 EXTRA_DIST += \
 	utilities/checks/lib-layering \
 	utilities/ovs-wg-demo \
-	utilities/ovs-wg-bench
+	utilities/ovs-wg-bench \
+	utilities/ovs-wg-lib.sh \
+	utilities/ovs-wg-vm-lib.sh \
+	utilities/ovs-wg-vm-image \
+	utilities/ovs-wg-vm-exec \
+	utilities/vm/init \
+	utilities/vm/wgvm-xfer
