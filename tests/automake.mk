@@ -51,6 +51,7 @@ SYSTEM_TESTSUITE_AT = \
 	tests/system-wireguard.at \
 	tests/system-wg-interop.at \
 	tests/system-wg-flood.at \
+	tests/system-vm.at \
 	tests/system-bench.at
 
 # The handshake flood generator of tests/system-wg-flood.at.

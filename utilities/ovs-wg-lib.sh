@@ -240,9 +240,17 @@ wgt_udp_rx_counts() {
 # in the background (its pid in $WGT_DIR/NAME.pid, which wgt_stop kills);
 # returns once tcpdump listens.
 wgt_capture_start() {
-    local n=$1 name=$2 i
+    local n=$1 name=$2
     shift 2
-    ip netns exec $WGT_PREFIX-h$n tcpdump -i ul$n$((3 - n)) -nn -U -s 128 \
+    wgt_capture_if $n ul$n$((3 - n)) $name "$@"
+}
+
+# wgt_capture_if N IFACE NAME [TCPDUMP-OPTION...] FILTER...: the same on
+# interface IFACE of host N (options such as "-Q in" go before the filter).
+wgt_capture_if() {
+    local n=$1 iface=$2 name=$3 i
+    shift 3
+    ip netns exec $WGT_PREFIX-h$n tcpdump -i $iface -nn -U -s 128 \
         -w "$WGT_DIR/$name.pcap" "$@" > /dev/null 2> "$WGT_DIR/$name.err" &
     echo $! > "$WGT_DIR/$name.pid"
     for i in $(seq 100); do
