@@ -32,6 +32,10 @@
 #include "wg-config.h"
 #include "tx-slots.h"
 #include "udp-batch.h"
+#include "util.h"
+#ifdef DPDK_NETDEV
+#include <rte_mbuf.h>
+#endif
 
 struct dp_packet;
 struct pkt_gro_pkt;
@@ -45,11 +49,26 @@ struct wg_uapi_server;
 #define NETDEV_WG_TO_BRIDGE_MAX 2048    /* Packets waiting for rxq_recv(). */
 #define NETDEV_WG_TX_SLOTS 128          /* Encrypted messages per flush. */
 #define NETDEV_WG_RX_READS 16           /* Reads per recvmmsg(). */
-/* Room for a coalesced packet: a dp_packet holds at most 65535 bytes
- * (its size fields are 16-bit), headroom for the Ethernet and virtio-net
- * headers included. */
+/* Room for a coalesced packet (bare IP): a dp_packet holds at most 65535
+ * bytes (its size fields are 16-bit), headroom for the Ethernet and
+ * virtio-net headers included. */
 #define NETDEV_WG_RX_HEADROOM 64
+#ifndef DPDK_NETDEV
 #define NETDEV_WG_GRO_MAX (UINT16_MAX - NETDEV_WG_RX_HEADROOM)
+#else
+/* In a DPDK build, OVS 3.1's netdev-dpdk copies a packet that is not from
+ * a DPDK pool (ours are not) into one mbuf before a vhost-user or NIC port
+ * sends it; a packet larger than the mbuf's room gets an external buffer
+ * (dpdk_pktmbuf_attach_extbuf()) of at most UINT16_MAX bytes that also
+ * holds RTE_PKTMBUF_HEADROOM, the buffer's shared info and a pointer,
+ * rounded up to a pointer's size.  A larger frame is dropped ("Can't copy
+ * packet: too big").  Coalescing stops below that, Ethernet header
+ * included (65368 bytes of frame with DPDK 22.11). */
+#define NETDEV_WG_FRAME_MAX                                             \
+    (ROUND_DOWN(UINT16_MAX, sizeof(uintptr_t)) - RTE_PKTMBUF_HEADROOM     \
+     - sizeof(struct rte_mbuf_ext_shared_info) - sizeof(uintptr_t))
+#define NETDEV_WG_GRO_MAX (NETDEV_WG_FRAME_MAX - ETH_HEADER_LEN)
+#endif
 
 /* A bounded FIFO of packets. */
 struct netdev_wg_ring {

@@ -74,7 +74,21 @@ $OVS_BUILDDIR]) ;;
   OVS_VSWITCHD_OBJS="$OVS_BUILDDIR/vswitchd/bridge.o"
   OVS_VSWITCHD_OBJS="$OVS_VSWITCHD_OBJS $OVS_BUILDDIR/vswitchd/ovs-vswitchd.o"
   OVS_VSWITCHD_OBJS="$OVS_VSWITCHD_OBJS $OVS_BUILDDIR/vswitchd/system-stats.o"
+  dnl A build --with-dpdk: its dp_packet is an rte_mbuf, so every file that
+  dnl includes dp-packet.h needs DPDK's headers (not its -march).
+  OVS_DPDK_CFLAGS=`sed -n 's/^DPDK_CFLAGS = //p' "$OVS_BUILDDIR/Makefile" \
+                   | sed 's/-march=[[^ ]]*//g'`
+  OVS_CPPFLAGS="$OVS_CPPFLAGS $OVS_DPDK_CFLAGS"
+  AC_MSG_CHECKING([whether Open vSwitch is built with DPDK])
+  AS_IF([grep -q '^#define DPDK_NETDEV 1' "$OVS_BUILDDIR/config.h"],
+    [ovs_with_dpdk=yes], [ovs_with_dpdk=no])
+  AC_MSG_RESULT([$ovs_with_dpdk])
+  AM_CONDITIONAL([OVS_WITH_DPDK], [test $ovs_with_dpdk = yes])
   OVS_DPDK_LIBS=`sed -n 's/^DPDK_LIBS = //p' "$OVS_BUILDDIR/Makefile"`
+  dnl What OVS's own programs link besides its archives (libnuma and
+  dnl friends in a DPDK build), for links that bypass libtool (fuzzers).
+  OVS_BUILD_LIBS=`sed -n 's/^LIBS = //p' "$OVS_BUILDDIR/Makefile"`
+  AC_SUBST([OVS_BUILD_LIBS])
   OVS_DPDK_LDFLAGS=`sed -n 's/^DPDK_vswitchd_LDFLAGS = //p' \
                     "$OVS_BUILDDIR/Makefile"`
   AC_SUBST([OVS_SRCDIR])

@@ -52,6 +52,7 @@ SYSTEM_TESTSUITE_AT = \
 	tests/system-wg-interop.at \
 	tests/system-wg-flood.at \
 	tests/system-vm.at \
+	tests/system-dpdk.at \
 	tests/system-bench.at
 
 # The handshake flood generator of tests/system-wg-flood.at.
@@ -146,7 +147,9 @@ $(FUZZ_TARGETS): %: %.c tests/fuzz-util.h $(FUZZ_LIB)
 	  -o $@ $< $(FUZZ_EXTRA) $(addprefix $(srcdir)/,$(FUZZ_LIB)) \
 	  $(OVS_BUILDDIR)/lib/.libs/libopenvswitch.a \
 	  $(wildcard $(OVS_BUILDDIR)/lib/.libs/libopenvswitchavx512.a) \
-	  $(SODIUM_LIBS) -lssl $(LIBCRYPTO_LIBS) $(IPSEC_MB_LIBS) -latomic -lm \
+	  $(SODIUM_LIBS) -lssl $(LIBCRYPTO_LIBS) $(IPSEC_MB_LIBS) $(OVS_DPDK_LIBS) \
+	  $(OVS_BUILD_LIBS) \
+	  -latomic -lm \
 	  -lpthread
 
 # Test fixtures a target links besides its own source (not wgtest-main.c:

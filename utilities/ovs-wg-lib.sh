@@ -45,6 +45,13 @@ wgt_on() {
     env $(wgt_env $n) PATH="$(wgt_ovs_path):$PATH" "$@"
 }
 
+# wgt_vswitchd N: host N's ovs-vswitchd: $WGT_VSWITCHD_HN if set (host 1
+# of a mixed topology may run the DPDK build), else this project's build.
+wgt_vswitchd() {
+    local v=WGT_VSWITCHD_H$1
+    echo "${!v:-$WG_BUILDDIR/vswitchd/ovs-vswitchd}"
+}
+
 # wgt_host_up N [OTHER_CONFIG...]: starts host N.  OTHER_CONFIG are
 # key=value pairs for Open_vSwitch other_config (userspace-tso-enable=true).
 wgt_host_up() {
@@ -62,7 +69,7 @@ wgt_host_up() {
         wgt_on $n ovs-vsctl --no-wait set Open_vSwitch . "other_config:$kv"
     done
     ip netns exec $ns env -u OVSWG_UAPI_DIR $(wgt_env $n) \
-        "$WG_BUILDDIR/vswitchd/ovs-vswitchd" --detach --no-chdir --pidfile \
+        "$(wgt_vswitchd $n)" --detach --no-chdir --pidfile \
         --log-file -vconsole:off 2>/dev/null
     wgt_on $n ovs-vsctl add-br br0 -- set bridge br0 datapath_type=netdev
 }
@@ -148,6 +155,7 @@ wgt_stop() {
         rm -rf "$WGT_DIR"
     fi
     rm -f /var/run/wireguard/$WGT_PREFIX*.sock
+    rm -rf /var/run/dpdk/$WGT_PREFIX-h*     # DPDK's run files (--file-prefix)
 }
 
 # The helpers below are used by the system tests (tests/system-wireguard.at)

@@ -119,21 +119,54 @@ wgt_vm_disks() {
     truncate -s $(($2 * 1048576)) "$1/dst.img"
 }
 
+# wgt_vm_tap N NAME MTU: VM NAME's network backend on host N: TAP vmNAME
+# (vnet_hdr) in host N's namespace, a port of its br0.  Prints QEMU's
+# -netdev option.
+wgt_vm_tap() {
+    local n=$1 tap=vm$2 hns=$WGT_PREFIX-h$1
+    ip -n $hns tuntap add dev $tap mode tap vnet_hdr || return 1
+    ip -n $hns link set $tap mtu $3 up
+    wgt_on $n ovs-vsctl add-port br0 $tap || return 1
+    echo -netdev tap,id=n0,ifname=$tap,script=no,downscript=no,vhost=off,vnet_hdr=on
+}
+
+# wgt_vm_vhost_user N NAME MTU: VM NAME's backend on OVS-DPDK host N: a
+# dpdkvhostuserclient port vhuNAME whose socket QEMU serves (OVS
+# reconnects when the VM restarts).  Prints QEMU's options: the guest's
+# memory must be shared with OVS.
+wgt_vm_vhost_user() {
+    local n=$1 port=vhu$2 sock=$WGT_DIR/vm-$2/vhu.sock
+    wgt_on $n ovs-vsctl --may-exist add-port br0 $port -- set interface $port \
+        type=dpdkvhostuserclient options:vhost-server-path="$sock" \
+        mtu_request=$3 || return 1
+    echo -object memory-backend-memfd,id=mem,size=${WGT_VM_MEM}M,share=on \
+         -numa node,memdev=mem \
+         -chardev socket,id=vhu,path="$sock",server=on \
+         -netdev vhost-user,id=n0,chardev=vhu,vhostforce=on
+}
+
 # wgt_vm_start N NAME [KEY=VALUE...]: starts VM NAME on host N and returns
 # once QEMU runs (wgt_vm_wait waits for the guest).  Keys: ip (comma-
 # separated addresses with prefix), mtu (default 1420, also the TAP's),
 # route (comma-separated PREFIX@GATEWAY), offload (ethtool -K settings as
 # K:V,...), features (tso, rx-notso or notso; default tso), disk (MBYTES:
-# disks for wgt_vm_xfer, see wgt_vm_disks).
+# disks for wgt_vm_xfer, see wgt_vm_disks), backend (tap, the default, or
+# vhost-user on an OVS-DPDK host).
 wgt_vm_start() {
-    local n=$1 name=$2 hns=$WGT_PREFIX-h$1 dir=$WGT_DIR/vm-$2 tap=vm$2
+    local n=$1 name=$2 hns=$WGT_PREFIX-h$1 dir=$WGT_DIR/vm-$2
     local mtu=1420 features=tso append="wgvm.name=$2" kv mac disk=
+    local backend=tap net vectors=
     mkdir -p "$dir"
     shift 2
     for kv in "$@"; do
         case $kv in
             mtu=*) mtu=${kv#*=} ;;
             features=*) features=${kv#*=} ;;
+            backend=tap) ;;
+            backend=vhost-user) backend=vhost_user
+                                # QEMU 7.2 under TCG crashes starting
+                                # vhost-user with MSI-X.
+                                vectors=,vectors=0 ;;
             disk=*) wgt_vm_disks "$dir" ${kv#*=}
                     disk="-drive file=$dir/src.img,format=raw,if=virtio,readonly=on
                           -drive file=$dir/dst.img,format=raw,if=virtio,cache=unsafe" ;;
@@ -144,16 +177,12 @@ wgt_vm_start() {
     wgt_vm_image && wgt_vm_accel > /dev/null || return 1
     features=$(wgt_vm_features $features) || return 1
     mac=52:54:00:$(echo "$WGT_PREFIX $name" | md5sum | sed 's/^\(..\)\(..\)\(..\).*/\1:\2:\3/')
-    mkdir -p "$dir"
-    ip -n $hns tuntap add dev $tap mode tap vnet_hdr || return 1
-    ip -n $hns link set $tap mtu $mtu up
-    wgt_on $n ovs-vsctl add-port br0 $tap || return 1
+    net=$(wgt_vm_$backend $n $name $mtu) || return 1
     eval ip netns exec $hns qemu-system-x86_64 -name $name \
         $(wgt_vm_qemu_args $WGT_VM_ACCEL "$dir" "$append wgvm.mtu=$mtu") \
         -chardev socket,id=agent,path="$dir/agent.sock",server=on,wait=off \
-        -serial chardev:agent \
-        -netdev tap,id=n0,ifname=$tap,script=no,downscript=no,vhost=off,vnet_hdr=on \
-        -device virtio-net-pci,netdev=n0,mac=$mac,$features $disk \
+        -serial chardev:agent $net \
+        -device virtio-net-pci,netdev=n0,mac=$mac,$features$vectors $disk \
         -pidfile "$WGT_DIR/vm-$name.pid" -daemonize 2> "$dir/qemu.err" \
         || { cat "$dir/qemu.err" >&2; return 1; }
 }
