@@ -55,13 +55,19 @@ static struct {
 
 /* Per key, for the backend chosen when it was created: with OpenSSL, one
  * context per direction, keyed once, so that a packet only sets its nonce;
- * with intel-ipsec-mb, the key itself (its jobs take the raw key).  A key
- * must not be used by two threads at the same time. */
+ * with intel-ipsec-mb, the key itself (its jobs take the raw key, followed
+ * by the room the library may read).  A key must not be used by two threads
+ * at the same time. */
+#ifdef WG_HAVE_IPSEC_MB
+#define WG_AEAD_RAW_ROOM WG_AEAD_IPSECMB_KEY_ROOM
+#else
+#define WG_AEAD_RAW_ROOM WG_KEY_LEN
+#endif
 struct wg_aead_key {
     enum wg_crypto_aead_backend backend;
     EVP_CIPHER_CTX *enc;
     EVP_CIPHER_CTX *dec;
-    uint8_t raw[WG_KEY_LEN];
+    uint8_t raw[WG_AEAD_RAW_ROOM];
 };
 
 static struct vlog_rate_limit wg_crypto_rl = VLOG_RATE_LIMIT_INIT(5, 5);

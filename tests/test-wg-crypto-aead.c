@@ -18,11 +18,16 @@
 #include "wg-crypto.h"
 
 #include <sodium.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "openvswitch/vlog.h"
 #include "util.h"
 #include "wg-crypto-selftest.h"
+#ifdef WG_HAVE_IPSEC_MB
+#include "wg-aead-ipsecmb.h"
+#endif
 #include "wgtest.h"
 
 /* Known answers and round trips for the AEAD constructions, and a seal
@@ -374,6 +379,41 @@ test_aead_main(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     test_xaead();
 }
 WGTEST_REGISTER("crypto-aead", test_aead_main);
+
+#ifdef WG_HAVE_IPSEC_MB
+/* intel-ipsec-mb reads past the 32 key bytes (WG_AEAD_IPSECMB_KEY_ROOM):
+ * a key room that ends right before an inaccessible page must still work,
+ * sealing RFC 8439 section 2.8.2.  With only the 32 key bytes before that
+ * page, the library's AVX2 code faults. */
+static void
+test_ipsecmb_key_room_main(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
+{
+    size_t page = sysconf(_SC_PAGESIZE), len = strlen(sunscreen);
+    uint8_t nonce[WG_AEAD_NONCE_LEN], ad[12], sealed[256], tag[16];
+    uint8_t *map, *room;
+
+    if (!wg_aead_ipsecmb_available()) {
+        printf("skipped: intel-ipsec-mb cannot run on this CPU\n");
+        return;
+    }
+    map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    WGTEST_CHECK(map != MAP_FAILED);
+    WGTEST_CHECK(!mprotect(map + page, page, PROT_NONE));
+    room = map + page - WG_AEAD_IPSECMB_KEY_ROOM;
+    key_80(room);
+    wgtest_unhex("07000000 4041424344454647", nonce, sizeof nonce);
+    wgtest_unhex("50515253c0c1c2c3c4c5c6c7", ad, sizeof ad);
+    WGTEST_CHECK(wg_aead_ipsecmb_run(room, nonce, true, sealed,
+                                     (const uint8_t *) sunscreen, len,
+                                     ad, sizeof ad, tag));
+    WGTEST_CHECK_HEX(tag, sizeof tag, "1ae10b594f09e26a7e902ecbd0600691");
+    printf("%s: a key room ending at an unmapped page: ok\n",
+           wg_aead_ipsecmb_arch());
+    munmap(map, 2 * page);
+}
+WGTEST_REGISTER("crypto-ipsecmb-key-room", test_ipsecmb_key_room_main);
+#endif
 
 /* Micro-benchmark (not a test): seal throughput on one core. */
 
