@@ -23,9 +23,13 @@
 #   backend=vhost-user).
 #
 # Variables: WG_DPDK_BUILDDIR (this project's DPDK build), WGT_DPDK_MEM
-# (MB of hugepage memory for the host, default 256).
+# (MB of hugepage memory for the host, default 256), WGT_DPDK_LCORE_MASK
+# (the main thread's cores, default 0x1) and WGT_DPDK_PMD_MASK (the PMD
+# threads' cores, default 0x2: one PMD on core 1).
 
 : "${WGT_DPDK_MEM:=256}"
+: "${WGT_DPDK_LCORE_MASK:=0x1}"
+: "${WGT_DPDK_PMD_MASK:=0x2}"
 
 # wgt_dpdk_hugepages MBYTES: makes sure the machine has MBYTES of free 2 MB
 # hugepages and hugetlbfs mounted on /dev/hugepages; says what it did.
@@ -56,6 +60,7 @@ wgt_dpdk_host_up() {
     eval WGT_VSWITCHD_H$n='$WG_DPDK_BUILDDIR/vswitchd/ovs-vswitchd'
     wgt_host_up $n dpdk-init=true dpdk-socket-mem=$WGT_DPDK_MEM \
         "dpdk-extra=\"--no-pci --file-prefix=$WGT_PREFIX-h$n\"" \
-        dpdk-lcore-mask=0x1 pmd-cpu-mask=0x2 "$@" || return 1
+        dpdk-lcore-mask=$WGT_DPDK_LCORE_MASK \
+        pmd-cpu-mask=$WGT_DPDK_PMD_MASK "$@" || return 1
     wgt_on $n ovs-vsctl get Open_vSwitch . dpdk_initialized | grep -q true
 }
