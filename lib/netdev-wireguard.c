@@ -39,6 +39,12 @@
 
 VLOG_DEFINE_THIS_MODULE(netdev_wireguard);
 
+/* Test hook: when this variable holds a positive number N at start-up,
+ * every session rekeys after N messages sent instead of REKEY_AFTER_MESSAGES,
+ * so that tests see rekeys under traffic within seconds. */
+#define NETDEV_WG_REKEY_ENV "OVS_WIREGUARD_TEST_REKEY_AFTER_MESSAGES"
+static unsigned long long int netdev_wg_test_rekey_after;
+
 COVERAGE_DEFINE(wg_config_peer_error);
 
 static struct vlog_rate_limit netdev_wg_rl = VLOG_RATE_LIMIT_INIT(5, 20);
@@ -105,6 +111,10 @@ netdev_wireguard_construct(struct netdev *netdev)
     smap_init(&wg->uapi_removed);
     wg->dev = wg_device_create(&hooks, wg);
     wg_device_set_mtu(wg->dev, wg->mtu);
+    if (netdev_wg_test_rekey_after) {
+        wg_device_set_rekey_after_messages_for_test(
+            wg->dev, netdev_wg_test_rekey_after);
+    }
     netdev_wg_bridge_init(wg);
     netdev_wg_sock_init(wg);
     netdev_wg_rx_init(wg);
@@ -602,6 +612,24 @@ const struct netdev_class netdev_wireguard_class = {
     .rxq_wait = netdev_wireguard_rxq_wait,
 };
 
+/* Applies NETDEV_WG_REKEY_ENV's value 'value' (if nonnull). */
+static void
+netdev_wg_read_rekey_env(const char *value)
+{
+    unsigned long long int n;
+
+    if (!value) {
+        return;
+    } else if (str_to_ullong(value, 10, &n) && n > 0) {
+        netdev_wg_test_rekey_after = n;
+        VLOG_WARN("%s=%llu: test hook, sessions rekey after %llu messages",
+                  NETDEV_WG_REKEY_ENV, n, n);
+    } else {
+        VLOG_WARN("%s=%s: not a positive number, ignored",
+                  NETDEV_WG_REKEY_ENV, value);
+    }
+}
+
 void
 netdev_wireguard_register(void)
 {
@@ -619,6 +647,7 @@ netdev_wireguard_register(void)
         if (getenv(NETDEV_WG_BREAK_AEAD_ENV)) {
             wg_crypto_break_aead_for_test();
         }
+        netdev_wg_read_rekey_env(getenv(NETDEV_WG_REKEY_ENV));
         netdev_register_provider(&netdev_wireguard_class);
         netdev_wg_appctl_register();
         ovsthread_once_done(&once);

@@ -46,6 +46,8 @@ struct wg_device {
     struct wg_ratelimiter *ratelimiter;
 
     unsigned int mtu;
+    uint64_t rekey_after_messages;      /* WG_REKEY_AFTER_MESSAGES, or a
+                                         * test's lower threshold. */
 
     /* Handshake load (see wg_device_is_under_load()). */
     bool forced_under_load;

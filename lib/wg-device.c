@@ -87,6 +87,7 @@ wg_device_create(const struct wg_device_hooks *hooks, void *aux)
     dev->allowedips = wg_allowedips_create();
     dev->ratelimiter = wg_ratelimiter_create(0);
     wg_cookie_checker_init(&dev->cookie_checker, NULL);
+    dev->rekey_after_messages = WG_REKEY_AFTER_MESSAGES;
     return dev;
 }
 
@@ -167,6 +168,13 @@ wg_device_get_public_key(const struct wg_device *dev,
         memcpy(pub, dev->identity.static_public, WG_KEY_LEN);
     }
     return dev->identity.has_key;
+}
+
+void
+wg_device_set_rekey_after_messages_for_test(struct wg_device *dev,
+                                            uint64_t n)
+{
+    dev->rekey_after_messages = MIN(n, WG_REKEY_AFTER_MESSAGES);
 }
 
 void
@@ -557,7 +565,7 @@ static void
 keep_key_fresh_send(struct wg_device *dev, struct wg_peer *peer,
                     const struct wg_noise_keypair *kp, long long int now)
 {
-    if (kp->send_counter > WG_REKEY_AFTER_MESSAGES
+    if (kp->send_counter > dev->rekey_after_messages
         || (kp->i_am_initiator
             && now - kp->birth_ms >= WG_REKEY_AFTER_TIME_MS)) {
         wg_device_send_initiation(dev, peer, false);

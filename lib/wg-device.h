@@ -99,6 +99,12 @@ bool wg_device_get_public_key(const struct wg_device *dev,
 /* Inner MTU used to cap padding (0: pad to the next multiple of 16 only). */
 void wg_device_set_mtu(struct wg_device *dev, unsigned int mtu);
 
+/* Test hook: send-side rekeying after 'n' messages of a session instead of
+ * REKEY_AFTER_MESSAGES (2^60, which no test reaches), so that tests see
+ * rekeys under traffic.  A larger 'n' keeps REKEY_AFTER_MESSAGES. */
+void wg_device_set_rekey_after_messages_for_test(struct wg_device *dev,
+                                                 uint64_t n);
+
 /* Load: the device is "under load" (handshakes need a valid mac2, otherwise
  * they get a cookie reply, and are rate limited per source) while the
  * forced flag is set (tests), or for WG_UNDER_LOAD_HOLD_MS after either the

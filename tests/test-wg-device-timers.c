@@ -100,19 +100,25 @@ test_device_rekey_time(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
 }
 WGTEST_REGISTER("device-rekey-time", test_device_rekey_time);
 
+/* 'node' sends on a session that reaches 'limit' messages, the threshold
+ * the test hook sets on both devices ('hook': wg_device_set_rekey_after_
+ * messages_for_test(), which never raises it above REKEY_AFTER_MESSAGES). */
 static void
-rekey_messages(int node)
+rekey_messages(int node, uint64_t hook, uint64_t limit)
 {
     struct wg_noise_keypair *first;
     struct wgpair p;
 
     wgpair_init(&p, NULL, NULL);
+    for (int i = 0; hook && i < 2; i++) {
+        wg_device_set_rekey_after_messages_for_test(p.node[i].dev, hook);
+    }
     wgpair_handshake(&p, 0);
     wgpair_advance(&p, WG_REKEY_TIMEOUT_MS);
     first = keypairs(&p, node)->current;
-    first->send_counter = WG_REKEY_AFTER_MESSAGES - 1;
+    first->send_counter = limit - 1;
 
-    /* Counter REKEY_AFTER_MESSAGES - 1 is still fine... */
+    /* Counter 'limit' - 1 is still fine... */
     WGTEST_CHECK(wgpair_send_ip(&p, node, 100) > 0);
     WGTEST_CHECK(initiations(&p, node) == !node);
     wgpair_deliver(&p);
@@ -132,8 +138,11 @@ rekey_messages(int node)
 static void
 test_device_rekey_messages(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
 {
-    rekey_messages(0);
-    rekey_messages(1);
+    rekey_messages(0, 0, WG_REKEY_AFTER_MESSAGES);
+    rekey_messages(1, 0, WG_REKEY_AFTER_MESSAGES);
+    rekey_messages(0, 1000, 1000);
+    rekey_messages(1, 1000, 1000);
+    rekey_messages(1, UINT64_MAX, WG_REKEY_AFTER_MESSAGES);
     printf("rekey after messages ok\n");
 }
 WGTEST_REGISTER("device-rekey-messages", test_device_rekey_messages);
