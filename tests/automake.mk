@@ -51,6 +51,7 @@ SYSTEM_TESTSUITE_AT = \
 	tests/system-wireguard.at \
 	tests/system-wg-interop.at \
 	tests/system-wg-flood.at \
+	tests/system-wg-faults.at \
 	tests/system-vm.at \
 	tests/system-dpdk.at \
 	tests/system-bench.at
@@ -61,7 +62,8 @@ tests_wg_handshake_flood_SOURCES = tests/wg-handshake-flood.c
 tests_wg_handshake_flood_LDADD = $(WG_LDADD)
 
 EXTRA_DIST += $(TESTSUITE_AT) $(SYSTEM_TESTSUITE_AT) tests/atlocal.in \
-	tests/wg-frames.py tests/system-relay.py tests/wg-forge-relay.py
+	tests/wg-frames.py tests/system-relay.py tests/wg-forge-relay.py \
+	tests/wg-paced-xfer.py tests/wg-uapi-abuse.py tests/wg-pcap-replay.py
 
 TESTSUITE = tests/testsuite
 SYSTEM_TESTSUITE = tests/system-testsuite
@@ -118,9 +120,13 @@ check-local: $(TESTSUITE) tests/ovs-links.stamp tests/atconfig tests/atlocal
 # Root-only tests in network namespaces.
 check-system: all $(SYSTEM_TESTSUITE) tests/ovs-links.stamp tests/atconfig \
 		tests/atlocal
-	@rm -f tests/system-testsuite-skips.log
+	@rm -f tests/system-testsuite-skips.log tests/system-testsuite-report.log
 	$(SHELL) '$(SYSTEM_TESTSUITE)' -C tests \
 	  AUTOTEST_PATH='$(AUTOTEST_PATH)' $(TESTSUITEFLAGS); rc=$$?; \
+	  if test -s tests/system-testsuite-report.log; then \
+	    echo "Measured by the tests:"; \
+	    cat tests/system-testsuite-report.log; \
+	  fi; \
 	  if test -s tests/system-testsuite-skips.log; then \
 	    echo "Skipped tests and why:"; cat tests/system-testsuite-skips.log; \
 	  fi; exit $$rc

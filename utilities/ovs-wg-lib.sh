@@ -68,10 +68,27 @@ wgt_host_up() {
     for kv in "$@"; do
         wgt_on $n ovs-vsctl --no-wait set Open_vSwitch . "other_config:$kv"
     done
-    ip netns exec $ns env -u OVSWG_UAPI_DIR $(wgt_env $n) \
-        "$(wgt_vswitchd $n)" --detach --no-chdir --pidfile \
-        --log-file -vconsole:off 2>/dev/null
+    wgt_vswitchd_start $n
     wgt_on $n ovs-vsctl add-br br0 -- set bridge br0 datapath_type=netdev
+}
+
+# wgt_vswitchd_start N: starts host N's ovs-vswitchd (its database is
+# already up); returns once the daemon has applied the database.
+wgt_vswitchd_start() {
+    ip netns exec $WGT_PREFIX-h$1 env -u OVSWG_UAPI_DIR $(wgt_env $1) \
+        "$(wgt_vswitchd $1)" --detach --no-chdir --pidfile \
+        --log-file -vconsole:off 2>/dev/null
+}
+
+# wgt_vswitchd_kill N: kills host N's ovs-vswitchd with SIGKILL (a crash,
+# no cleanup) and waits until it is gone.
+wgt_vswitchd_kill() {
+    local pid
+    pid=$(cat "$WGT_DIR/h$1/ovs-vswitchd.pid") || return 1
+    kill -9 $pid || return 1
+    while kill -0 $pid 2>/dev/null; do
+        sleep 0.05
+    done
 }
 
 # wgt_underlay N M: a veth cable between hosts N and M.
