@@ -132,18 +132,6 @@ netdev_wg_peer_apply(struct netdev_wireguard *wg, struct wg_peer *peer,
     return NULL;
 }
 
-/* A database peer with an endpoint was just added: the port starts a
- * handshake with it at once rather than on its first packet.  The peer may
- * still hold a session with this port's previous life (before the daemon
- * restarted, or before this port's key or the peer's key changed) and keep
- * sending on it; it would learn otherwise only when its own timers give up
- * on that session, KEEPALIVE_TIMEOUT + REKEY_TIMEOUT (15 s) later. */
-static void
-netdev_wg_peer_greet(struct netdev_wireguard *wg, struct wg_peer *peer)
-{
-    wg_device_peer_initiate(wg->dev, peer);
-}
-
 /* Adds the OVSDB peer 'cp' to the device, or adopts a peer with the same
  * public key that the UAPI added.  Returns NULL or a reason. */
 static char *
@@ -176,8 +164,6 @@ netdev_wg_peer_add(struct netdev_wireguard *wg,
     err = netdev_wg_peer_apply(wg, peer, cp);
     if (err) {
         netdev_wg_peer_remove(wg, peer);
-    } else if (cp->endpoint_len) {
-        netdev_wg_peer_greet(wg, peer);
     }
     return err;
 }

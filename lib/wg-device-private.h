@@ -42,6 +42,7 @@ struct wg_device {
     struct hmap peers_by_key;           /* struct wg_peer by 'key_node'. */
     struct ovs_list peers;              /* struct wg_peer by 'list_node'. */
     struct wg_index_table indices;
+    struct wg_endpoint_table endpoints;
     struct wg_allowedips *allowedips;
     struct wg_ratelimiter *ratelimiter;
 

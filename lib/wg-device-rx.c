@@ -68,6 +68,7 @@ static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
 #define RX(ENUM, NAME, COUNTER) COVERAGE_DEFINE(COUNTER);
 WG_DEVICE_RX_OUTCOMES
 #undef RX
+COVERAGE_DEFINE(wg_handshake_forgotten_session);
 
 const char *
 wg_device_rx_name(enum wg_device_rx rx)
@@ -392,6 +393,26 @@ data_authenticated(struct wg_device *dev, struct wg_peer *peer,
     }
 }
 
+/* A data message for no session of this device came from the endpoint of
+ * a peer with which it has no session either: most likely the peer still
+ * sends on a session this device forgot (its daemon restarted, or a key
+ * changed), and would keep doing so until its own timers give up on it,
+ * KEEPALIVE_TIMEOUT + REKEY_TIMEOUT (15 s) later.  A handshake now, at
+ * most one per REKEY_TIMEOUT as always, replaces that session at once. */
+static void
+handshake_for_forgotten_session(struct wg_device *dev,
+                                const struct sockaddr *src,
+                                socklen_t src_len, long long int now)
+{
+    struct wg_peer *peer = wg_peer_endpoint_lookup(&dev->endpoints, src,
+                                                   src_len);
+
+    if (peer && !wg_noise_keypair_can_send(peer->keypairs.current, now)
+        && !wg_device_send_initiation(dev, peer, false)) {
+        COVERAGE_INC(wg_handshake_forgotten_session);
+    }
+}
+
 /* Finds the keypair a data message is for and opens it in place. */
 static enum wg_device_rx
 open_data(struct wg_device *dev, uint8_t *buf, size_t len, long long int now,
@@ -440,6 +461,9 @@ rx_data(struct wg_device *dev, const struct sockaddr *src, socklen_t src_len,
     int family;
 
     rx = open_data(dev, buf, len, now, &peer, &kp);
+    if (rx == WG_DEVICE_DROP_UNKNOWN_INDEX) {
+        handshake_for_forgotten_session(dev, src, src_len, now);
+    }
     if (rx != WG_DEVICE_RX_DATA) {
         return rx;
     }

@@ -84,6 +84,7 @@ wg_device_create(const struct wg_device_hooks *hooks, void *aux)
     hmap_init(&dev->peers_by_key);
     ovs_list_init(&dev->peers);
     wg_peer_index_table_init(&dev->indices);
+    wg_peer_endpoint_table_init(&dev->endpoints);
     dev->allowedips = wg_allowedips_create();
     dev->ratelimiter = wg_ratelimiter_create(0);
     wg_cookie_checker_init(&dev->cookie_checker, NULL);
@@ -98,6 +99,7 @@ wg_device_destroy(struct wg_device *dev)
         wg_device_peer_remove_all(dev);
         hmap_destroy(&dev->peers_by_key);
         wg_peer_index_table_destroy(&dev->indices);
+        wg_peer_endpoint_table_destroy(&dev->endpoints);
         wg_allowedips_destroy(dev->allowedips);
         wg_ratelimiter_destroy(dev->ratelimiter);
         wg_noise_identity_clear(&dev->identity);
@@ -298,7 +300,8 @@ wg_device_peer_add(struct wg_device *dev, const uint8_t pub[WG_KEY_LEN],
             && !memcmp(pub, dev->identity.static_public, WG_KEY_LEN))) {
         return EINVAL;
     }
-    peer = wg_peer_create(pub, &dev->identity, &dev->indices);
+    peer = wg_peer_create(pub, &dev->identity, &dev->indices,
+                          &dev->endpoints);
     if (!peer) {
         return EINVAL;
     }

@@ -98,6 +98,90 @@ wg_peer_index_count(const struct wg_index_table *t)
     return hmap_count(&t->map);
 }
 
+/* Endpoint table. */
+
+/* Length of the AF_INET or AF_INET6 address 'sa' if 'len' holds it, else 0. */
+static socklen_t
+sockaddr_len(const struct sockaddr *sa, socklen_t len)
+{
+    socklen_t need = (sa->sa_family == AF_INET ? sizeof(struct sockaddr_in)
+                      : sa->sa_family == AF_INET6
+                      ? sizeof(struct sockaddr_in6)
+                      : 0);
+
+    return need && len >= need ? need : 0;
+}
+
+/* Compares the address and port of two endpoints of the same family. */
+static bool
+endpoint_equal(const struct sockaddr_storage *a, const struct sockaddr *b)
+{
+    if (a->ss_family != b->sa_family) {
+        return false;
+    } else if (b->sa_family == AF_INET) {
+        const struct sockaddr_in *x = (const struct sockaddr_in *) a;
+        const struct sockaddr_in *y = (const struct sockaddr_in *) b;
+
+        return (x->sin_port == y->sin_port
+                && x->sin_addr.s_addr == y->sin_addr.s_addr);
+    } else {
+        const struct sockaddr_in6 *x = (const struct sockaddr_in6 *) a;
+        const struct sockaddr_in6 *y = (const struct sockaddr_in6 *) b;
+
+        return (x->sin6_port == y->sin6_port
+                && x->sin6_scope_id == y->sin6_scope_id
+                && !memcmp(&x->sin6_addr, &y->sin6_addr,
+                           sizeof x->sin6_addr));
+    }
+}
+
+/* Hash of the address and port of 'sa' (AF_INET or AF_INET6). */
+static uint32_t
+endpoint_hash(const struct sockaddr *sa)
+{
+    if (sa->sa_family == AF_INET) {
+        const struct sockaddr_in *in = (const struct sockaddr_in *) sa;
+
+        return hash_int(in->sin_addr.s_addr, in->sin_port);
+    } else {
+        const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *) sa;
+
+        return hash_bytes(&in6->sin6_addr, sizeof in6->sin6_addr,
+                          in6->sin6_port);
+    }
+}
+
+void
+wg_peer_endpoint_table_init(struct wg_endpoint_table *t)
+{
+    hmap_init(&t->map);
+}
+
+void
+wg_peer_endpoint_table_destroy(struct wg_endpoint_table *t)
+{
+    ovs_assert(hmap_is_empty(&t->map));
+    hmap_destroy(&t->map);
+}
+
+struct wg_peer *
+wg_peer_endpoint_lookup(const struct wg_endpoint_table *t,
+                        const struct sockaddr *sa, socklen_t len)
+{
+    struct wg_peer *peer;
+
+    if (!sockaddr_len(sa, len)) {
+        return NULL;
+    }
+    HMAP_FOR_EACH_WITH_HASH (peer, endpoint_node, endpoint_hash(sa),
+                             &t->map) {
+        if (endpoint_equal(&peer->endpoint, sa)) {
+            return peer;
+        }
+    }
+    return NULL;
+}
+
 /* Peers. */
 
 static void
@@ -108,7 +192,8 @@ release_index(void *t_, uint32_t index)
 
 struct wg_peer *
 wg_peer_create(const uint8_t pub[WG_KEY_LEN],
-               const struct wg_noise_identity *id, struct wg_index_table *t)
+               const struct wg_noise_identity *id, struct wg_index_table *t,
+               struct wg_endpoint_table *endpoints)
 {
     struct wg_peer *peer;
 
@@ -117,6 +202,7 @@ wg_peer_create(const uint8_t pub[WG_KEY_LEN],
     }
     peer = xzalloc(sizeof *peer);
     peer->indices = t;
+    peer->endpoints = endpoints;
     memcpy(peer->public_key, pub, WG_KEY_LEN);
     wg_noise_handshake_init(&peer->handshake, id, pub);
     peer->keypairs.release_index = release_index;
@@ -130,6 +216,7 @@ void
 wg_peer_destroy(struct wg_peer *peer)
 {
     if (peer) {
+        wg_peer_set_endpoint(peer, NULL, 0);
         wg_peer_clear_sessions(peer);
         wg_noise_handshake_destroy(&peer->handshake);
         wg_cookie_maker_clear(&peer->cookie);
@@ -160,57 +247,25 @@ wg_peer_new_handshake_index(struct wg_peer *peer)
     return wg_peer_index_alloc(peer->indices, peer);
 }
 
-static socklen_t
-sockaddr_len(const struct sockaddr *sa, socklen_t len)
-{
-    socklen_t need = (sa->sa_family == AF_INET ? sizeof(struct sockaddr_in)
-                      : sa->sa_family == AF_INET6
-                      ? sizeof(struct sockaddr_in6)
-                      : 0);
-
-    return need && len >= need ? need : 0;
-}
-
 bool
 wg_peer_set_endpoint(struct wg_peer *peer, const struct sockaddr *sa,
                      socklen_t len)
 {
-    if (!sa) {
-        memset(&peer->endpoint, 0, sizeof peer->endpoint);
-        peer->endpoint_len = 0;
-        return true;
-    }
-    len = sockaddr_len(sa, len);
-    if (!len) {
+    len = sa ? sockaddr_len(sa, len) : 0;
+    if (sa && !len) {
         return false;
+    }
+    if (peer->endpoint_len) {
+        hmap_remove(&peer->endpoints->map, &peer->endpoint_node);
     }
     memset(&peer->endpoint, 0, sizeof peer->endpoint);
-    memcpy(&peer->endpoint, sa, len);
     peer->endpoint_len = len;
-    return true;
-}
-
-/* Compares the address and port of two endpoints of the same family. */
-static bool
-endpoint_equal(const struct sockaddr_storage *a, const struct sockaddr *b)
-{
-    if (a->ss_family != b->sa_family) {
-        return false;
-    } else if (b->sa_family == AF_INET) {
-        const struct sockaddr_in *x = (const struct sockaddr_in *) a;
-        const struct sockaddr_in *y = (const struct sockaddr_in *) b;
-
-        return (x->sin_port == y->sin_port
-                && x->sin_addr.s_addr == y->sin_addr.s_addr);
-    } else {
-        const struct sockaddr_in6 *x = (const struct sockaddr_in6 *) a;
-        const struct sockaddr_in6 *y = (const struct sockaddr_in6 *) b;
-
-        return (x->sin6_port == y->sin6_port
-                && x->sin6_scope_id == y->sin6_scope_id
-                && !memcmp(&x->sin6_addr, &y->sin6_addr,
-                           sizeof x->sin6_addr));
+    if (len) {
+        memcpy(&peer->endpoint, sa, len);
+        hmap_insert(&peer->endpoints->map, &peer->endpoint_node,
+                    endpoint_hash(sa));
     }
+    return true;
 }
 
 bool

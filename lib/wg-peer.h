@@ -41,6 +41,12 @@ struct wg_index_table {
     struct hmap map;            /* Contains struct wg_index_entry. */
 };
 
+/* Peers by endpoint (address and port), so that a message no session
+ * explains can still be tied to the peer it came from. */
+struct wg_endpoint_table {
+    struct hmap map;            /* Contains struct wg_peer by endpoint. */
+};
+
 struct wg_peer {
     struct hmap_node key_node;          /* In the device's map by key. */
     struct ovs_list list_node;          /* In the device's list. */
@@ -57,6 +63,8 @@ struct wg_peer {
     /* Where to send: the source of the latest authenticated packet. */
     struct sockaddr_storage endpoint;
     socklen_t endpoint_len;             /* 0: no endpoint. */
+    struct hmap_node endpoint_node;     /* In 'endpoints' if it has one. */
+    struct wg_endpoint_table *endpoints;
 
     /* Statistics. */
     struct timespec last_handshake;     /* Wall clock. */
@@ -89,13 +97,27 @@ struct wg_peer *wg_peer_index_lookup(const struct wg_index_table *t,
 /* Number of indices in use. */
 size_t wg_peer_index_count(const struct wg_index_table *t);
 
+/* Endpoint table. */
+
+void wg_peer_endpoint_table_init(struct wg_endpoint_table *t);
+
+/* Destroys 't', which must be empty (its peers destroyed first). */
+void wg_peer_endpoint_table_destroy(struct wg_endpoint_table *t);
+
+/* Returns a peer whose endpoint is 'sa', or NULL. */
+struct wg_peer *wg_peer_endpoint_lookup(const struct wg_endpoint_table *t,
+                                        const struct sockaddr *sa,
+                                        socklen_t len);
+
 /* Peers. */
 
 /* Creates a peer with public key 'pub' for identity 'id', drawing indices
- * from 't'.  Returns NULL if 'pub' is all zeros. */
+ * from 't' and listed in 'endpoints' by its endpoint once it has one.
+ * Returns NULL if 'pub' is all zeros. */
 struct wg_peer *wg_peer_create(const uint8_t pub[WG_KEY_LEN],
                                const struct wg_noise_identity *id,
-                               struct wg_index_table *t);
+                               struct wg_index_table *t,
+                               struct wg_endpoint_table *endpoints);
 
 /* Wipes all secrets of 'peer', releases its indices and frees it. */
 void wg_peer_destroy(struct wg_peer *peer);

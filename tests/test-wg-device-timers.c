@@ -579,3 +579,54 @@ test_device_initiation_rate(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     printf("initiation rate limit ok\n");
 }
 WGTEST_REGISTER("device-initiation-rate", test_device_initiation_rate);
+
+/* A device that forgot its sessions (its daemon restarted) while the peer
+ * still sends on one starts a handshake on the first such message that
+ * comes from the peer's endpoint, once per REKEY_TIMEOUT; a message from
+ * elsewhere, or while it has a session, starts nothing. */
+static void
+test_device_forgotten_session(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
+{
+    struct wgpair_msg m;
+    struct wgpair p;
+    int n;
+
+    wgpair_init(&p, NULL, NULL);
+    wgpair_handshake(&p, 0);
+    wgpair_advance(&p, WG_REKEY_TIMEOUT_MS);
+    n = initiations(&p, 1);
+
+    /* With its session, "b" ignores a message for an unknown index. */
+    p.hold = true;
+    WGTEST_CHECK(wgpair_send_ip(&p, 0, 100) > 0);
+    m = wgpair_take(&p, p.n_msgs - 1);
+    m.data[4] ^= 1;
+    WGTEST_CHECK(wgpair_inject(&p, &m) == WG_DEVICE_DROP_UNKNOWN_INDEX);
+    WGTEST_CHECK(initiations(&p, 1) == n);
+
+    /* "b" forgets; "a" still sends on the old session. */
+    wg_peer_clear_sessions(p.node[1].peer);
+    WGTEST_CHECK(wgpair_send_ip(&p, 0, 100) > 0);
+    m = wgpair_take(&p, p.n_msgs - 1);
+    m.src.sin_port = htons(9);
+    WGTEST_CHECK(wgpair_inject(&p, &m) == WG_DEVICE_DROP_UNKNOWN_INDEX);
+    WGTEST_CHECK(initiations(&p, 1) == n);
+    m.src = p.node[0].addr;
+    WGTEST_CHECK(wgpair_inject(&p, &m) == WG_DEVICE_DROP_UNKNOWN_INDEX);
+    WGTEST_CHECK(initiations(&p, 1) == n + 1);
+    WGTEST_CHECK(wgpair_inject(&p, &m) == WG_DEVICE_DROP_UNKNOWN_INDEX);
+    WGTEST_CHECK(initiations(&p, 1) == n + 1);
+
+    /* The handshake completes; "a" sends on the new session. */
+    p.hold = false;
+    wgpair_deliver(&p);
+    WGTEST_CHECK(wg_device_peer_has_session(p.node[0].dev, p.node[0].peer));
+    WGTEST_CHECK(wg_device_peer_has_session(p.node[1].dev, p.node[1].peer));
+    n = p.node[1].rx[WG_DEVICE_RX_DATA];
+    WGTEST_CHECK(wgpair_send_ip(&p, 0, 100) > 0);
+    wgpair_deliver(&p);
+    WGTEST_CHECK(p.node[1].rx[WG_DEVICE_RX_DATA] == n + 1);
+    wgpair_destroy(&p);
+    printf("forgotten session ok\n");
+}
+WGTEST_REGISTER("device-forgotten-session", test_device_forgotten_session);
