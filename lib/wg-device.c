@@ -343,6 +343,17 @@ wg_device_peer_count(const struct wg_device *dev)
     return hmap_count(&dev->peers_by_key);
 }
 
+void
+wg_device_get_sizes(const struct wg_device *dev,
+                    struct wg_device_sizes *sizes)
+{
+    sizes->n_peers = hmap_count(&dev->peers_by_key);
+    sizes->n_prefixes = wg_allowedips_count(dev->allowedips);
+    sizes->n_trie_nodes = wg_allowedips_n_nodes(dev->allowedips);
+    sizes->n_prefix_lists = wg_allowedips_n_peers(dev->allowedips);
+    sizes->n_indices = wg_peer_index_count(&dev->indices);
+}
+
 bool
 wg_device_peer_get_psk(const struct wg_device *dev OVS_UNUSED,
                        const struct wg_peer *peer, uint8_t psk[WG_KEY_LEN])

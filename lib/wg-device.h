@@ -152,6 +152,19 @@ struct wg_peer *wg_device_peer_next(const struct wg_device *dev,
                                     const struct wg_peer *peer);
 size_t wg_device_peer_count(const struct wg_device *dev);
 
+/* Sizes of the structures of a device that grow with its configuration,
+ * for memory statistics and leak tests: all zero once every peer is
+ * removed. */
+struct wg_device_sizes {
+    size_t n_peers;             /* Peers (hash table by public key). */
+    size_t n_prefixes;          /* Allowed-IPs prefixes. */
+    size_t n_trie_nodes;        /* Allowed-IPs trie nodes. */
+    size_t n_prefix_lists;      /* Peers with a list of their prefixes. */
+    size_t n_indices;           /* Receiver indices in use. */
+};
+void wg_device_get_sizes(const struct wg_device *dev,
+                         struct wg_device_sizes *sizes);
+
 /* Copies the preshared key of 'peer' into 'psk' and returns true, or
  * returns false if it has none.  For the UAPI's get reply only; the caller
  * wipes 'psk'. */
