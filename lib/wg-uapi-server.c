@@ -41,6 +41,7 @@ VLOG_DEFINE_THIS_MODULE(wg_uapi_server);
 
 COVERAGE_DEFINE(wg_uapi_client_refused);
 COVERAGE_DEFINE(wg_uapi_client_timeout);
+COVERAGE_DEFINE(wg_uapi_request_too_big);
 
 struct uapi_client {
     struct ovs_list node;       /* In 'clients' of struct wg_uapi_server. */
@@ -292,6 +293,7 @@ client_receive(struct wg_uapi_server *server, struct uapi_client *c)
         } else if (n == 0) {
             client_reply(server, c);      /* EOF ends the request. */
         } else if (c->in.length + n > WG_UAPI_MAX_REQUEST) {
+            COVERAGE_INC(wg_uapi_request_too_big);
             VLOG_WARN_RL(&rl, "%s: UAPI request over %d bytes",
                          server->path, WG_UAPI_MAX_REQUEST);
             client_reply_error(c, EMSGSIZE);
