@@ -42,6 +42,9 @@ struct wg_device {
     struct hmap peers_by_key;           /* struct wg_peer by 'key_node'. */
     struct ovs_list peers;              /* struct wg_peer by 'list_node'. */
     struct wg_index_table indices;
+    long long int timers_next_ms;       /* At most the earliest deadline of
+                                         * any peer's timers (see
+                                         * wg_device_run()). */
     struct wg_allowedips *allowedips;
     struct wg_ratelimiter *ratelimiter;
 

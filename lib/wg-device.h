@@ -343,10 +343,13 @@ enum wg_device_rx wg_device_receive(struct wg_device *dev,
 /* Fires every due timer of every peer (handshake retransmission and give
  * up, keepalives, new handshakes, key zeroing, persistent keepalive).
  * Returns the next deadline in the device clock's ms (LLONG_MAX: none), for
- * the caller to wake up then (e.g. poll_timer_wait_until()). */
+ * the caller to wake up then (e.g. poll_timer_wait_until()).  The deadline
+ * may be early (a timer stopped since it was set), never late; a call
+ * before it is due costs the same whatever the number of peers. */
 long long int wg_device_run(struct wg_device *dev);
 
-/* The next deadline without running anything. */
+/* The next deadline without running anything, as wg_device_run() returns
+ * it (possibly early, never late), in constant time. */
 long long int wg_device_next_deadline(const struct wg_device *dev);
 
 #endif /* wg-device.h */
