@@ -18,6 +18,7 @@ EXTRA_DIST += \
 	utilities/checks/lib-layering \
 	utilities/ovs-wg-demo \
 	utilities/ovs-wg-bench \
+	utilities/ovs-wg-scale \
 	utilities/ovs-wg-lib.sh \
 	utilities/ovs-wg-vm-lib.sh \
 	utilities/ovs-wg-dpdk-lib.sh \
