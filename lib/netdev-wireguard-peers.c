@@ -22,6 +22,7 @@
 #include "netdev-wireguard-private.h"
 #include "openvswitch/hmap.h"
 #include "smap.h"
+#include "sset.h"
 #include "util.h"
 #include "wg-device.h"
 
@@ -82,19 +83,6 @@ netdev_wg_peers_clear(struct netdev_wireguard *wg)
     while ((peer = wg_device_peer_first(wg->dev))) {
         netdev_wg_peer_remove(wg, peer);
     }
-}
-
-static struct wg_peer *
-netdev_wg_find_named_peer(struct netdev_wireguard *wg, const char *name)
-{
-    for (struct wg_peer *peer = wg_device_peer_first(wg->dev); peer;
-         peer = wg_device_peer_next(wg->dev, peer)) {
-        struct netdev_wg_peer *np = wg_device_peer_get_user_data(peer);
-        if (np && np->name && !strcmp(np->name, name)) {
-            return peer;
-        }
-    }
-    return NULL;
 }
 
 static bool
@@ -168,18 +156,18 @@ netdev_wg_peer_add(struct netdev_wireguard *wg,
     return err;
 }
 
-/* Brings the device's OVSDB-managed peers in line with 'cfg', touching only
- * peers whose options changed.  Reasons for peers that cannot be used go
- * into cfg->peer_errors. */
-void
-netdev_wg_apply_peers(struct netdev_wireguard *wg, struct wg_config *cfg)
+/* Removes the device's OVSDB-managed peers that are gone from 'cfg' or
+ * whose options changed (unless they can be updated in place).  Adds the
+ * names of those that stay to 'kept'. */
+static void
+netdev_wg_update_peers(struct netdev_wireguard *wg, struct wg_config *cfg,
+                       struct sset *kept)
 {
-    struct wg_config_peer *cp;
     struct wg_peer *peer, *next;
 
-    /* Remove peers gone from the database or whose options changed. */
     for (peer = wg_device_peer_first(wg->dev); peer; peer = next) {
         struct netdev_wg_peer *np = wg_device_peer_get_user_data(peer);
+        struct wg_config_peer *cp;
 
         next = wg_device_peer_next(wg->dev, peer);
         if (!np || !np->name) {
@@ -187,6 +175,7 @@ netdev_wg_apply_peers(struct netdev_wireguard *wg, struct wg_config *cfg)
         }
         cp = wg_config_find_peer(cfg, np->name);
         if (cp && !strcmp(cp->fingerprint, np->fingerprint)) {
+            sset_add(kept, np->name);
             continue;           /* Unchanged: keeps its sessions. */
         }
         if (cp && netdev_wg_peer_has_key(wg, peer, cp->public_key)) {
@@ -194,12 +183,25 @@ netdev_wg_apply_peers(struct netdev_wireguard *wg, struct wg_config *cfg)
             free(np->fingerprint);
             np->fingerprint = xstrdup(cp->fingerprint);
             if (!err) {
+                sset_add(kept, np->name);
                 continue;
             }
             smap_replace_nocopy(&cfg->peer_errors, cp->name, err);
         }
         netdev_wg_peer_remove(wg, peer);
     }
+}
+
+/* Brings the device's OVSDB-managed peers in line with 'cfg', touching only
+ * peers whose options changed, in time proportional to the number of peers.
+ * Reasons for peers that cannot be used go into cfg->peer_errors. */
+void
+netdev_wg_apply_peers(struct netdev_wireguard *wg, struct wg_config *cfg)
+{
+    struct sset kept = SSET_INITIALIZER(&kept);
+    struct wg_config_peer *cp;
+
+    netdev_wg_update_peers(wg, cfg, &kept);
 
     /* Add new and changed peers, except those removed through the UAPI
      * whose database options did not change since. */
@@ -209,11 +211,12 @@ netdev_wg_apply_peers(struct netdev_wireguard *wg, struct wg_config *cfg)
             continue;
         }
         smap_remove(&wg->uapi_removed, cp->name);
-        if (!netdev_wg_find_named_peer(wg, cp->name)) {
+        if (!sset_contains(&kept, cp->name)) {
             char *err = netdev_wg_peer_add(wg, cp);
             if (err) {
                 smap_replace_nocopy(&cfg->peer_errors, cp->name, err);
             }
         }
     }
+    sset_destroy(&kept);
 }

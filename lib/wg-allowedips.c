@@ -18,8 +18,12 @@
 #include "wg-allowedips.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
+#include "openvswitch/hmap.h"
+#include "openvswitch/list.h"
 #include "util.h"
 
 /* A path-compressed binary trie per address family.
@@ -29,20 +33,38 @@
  * extend it: child[b] those whose bit number 'plen' (counting from the most
  * significant bit of the address) is b.  A node with a NULL 'peer' is a
  * pure branching node and always has both children; removals keep that
- * invariant, so the trie never holds more than 2 * count - 1 nodes. */
+ * invariant, so the trie never holds more than 2 * count - 1 nodes.
+ *
+ * Every node with a peer is also on the list of that peer's prefixes (a
+ * struct wg_aip_peer, found by hashing the peer pointer), so removing or
+ * listing one peer's prefixes costs in proportion to that peer's prefixes,
+ * not to the whole table: with thousands of peers, removing them one by
+ * one (as "replace_peers" and "replace_allowed_ips" in the UAPI do) would
+ * otherwise be quadratic. */
 
 #define WG_AIP_MAX_BYTES 16
 
 struct wg_aip_node {
     struct wg_aip_node *child[2];
     void *peer;                 /* NULL for a branching node. */
+    struct ovs_list peer_node;  /* In 'nodes' of the peer's wg_aip_peer. */
     uint8_t plen;
+    uint8_t family;             /* AF_INET or AF_INET6. */
     uint8_t key[WG_AIP_MAX_BYTES];
+};
+
+/* The prefixes of one peer. */
+struct wg_aip_peer {
+    struct hmap_node hmap_node; /* In 'peers' of struct wg_allowedips. */
+    const void *peer;
+    struct ovs_list nodes;      /* Contains struct wg_aip_node. */
+    size_t n;                   /* Length of 'nodes'. */
 };
 
 struct wg_allowedips {
     struct wg_aip_node *root4;
     struct wg_aip_node *root6;
+    struct hmap peers;          /* Contains struct wg_aip_peer. */
     size_t count;               /* Prefixes (nodes with a peer). */
     size_t n_nodes;             /* All nodes. */
 };
@@ -105,8 +127,55 @@ wg_aip_mask(uint8_t *key, const uint8_t *addr, unsigned int plen)
     }
 }
 
+/* The per-peer lists. */
+
+static struct wg_aip_peer *
+wg_aip_peer_find(const struct wg_allowedips *t, const void *peer)
+{
+    struct wg_aip_peer *p;
+
+    HMAP_FOR_EACH_WITH_HASH (p, hmap_node, hash_pointer(peer, 0),
+                             &t->peers) {
+        if (p->peer == peer) {
+            return p;
+        }
+    }
+    return NULL;
+}
+
+/* Gives node 'n' (a branching node until now) to 'peer'. */
+static void
+wg_aip_attach(struct wg_allowedips *t, struct wg_aip_node *n, void *peer)
+{
+    struct wg_aip_peer *p = wg_aip_peer_find(t, peer);
+
+    if (!p) {
+        p = xzalloc(sizeof *p);
+        p->peer = peer;
+        ovs_list_init(&p->nodes);
+        hmap_insert(&t->peers, &p->hmap_node, hash_pointer(peer, 0));
+    }
+    ovs_list_push_back(&p->nodes, &n->peer_node);
+    p->n++;
+    n->peer = peer;
+}
+
+/* Makes 'n', which has a peer, a branching node. */
+static void
+wg_aip_detach(struct wg_allowedips *t, struct wg_aip_node *n)
+{
+    struct wg_aip_peer *p = wg_aip_peer_find(t, n->peer);
+
+    ovs_list_remove(&n->peer_node);
+    n->peer = NULL;
+    if (!--p->n) {
+        hmap_remove(&t->peers, &p->hmap_node);
+        free(p);
+    }
+}
+
 static struct wg_aip_node *
-wg_aip_node_create(struct wg_allowedips *t, const uint8_t *addr,
+wg_aip_node_create(struct wg_allowedips *t, int family, const uint8_t *addr,
                    unsigned int plen, void *peer)
 {
     struct wg_aip_node *n = xzalloc(sizeof *n);
@@ -114,7 +183,10 @@ wg_aip_node_create(struct wg_allowedips *t, const uint8_t *addr,
     t->n_nodes++;
     wg_aip_mask(n->key, addr, plen);
     n->plen = plen;
-    n->peer = peer;
+    n->family = family;
+    if (peer) {
+        wg_aip_attach(t, n, peer);
+    }
     return n;
 }
 
@@ -148,15 +220,24 @@ wg_aip_free_tree(struct wg_aip_node *n)
 struct wg_allowedips *
 wg_allowedips_create(void)
 {
-    return xzalloc(sizeof(struct wg_allowedips));
+    struct wg_allowedips *t = xzalloc(sizeof *t);
+
+    hmap_init(&t->peers);
+    return t;
 }
 
 void
 wg_allowedips_destroy(struct wg_allowedips *t)
 {
     if (t) {
+        struct wg_aip_peer *p;
+
         wg_aip_free_tree(t->root4);
         wg_aip_free_tree(t->root6);
+        HMAP_FOR_EACH_POP (p, hmap_node, &t->peers) {
+            free(p);
+        }
+        hmap_destroy(&t->peers);
         free(t);
     }
 }
@@ -164,7 +245,8 @@ wg_allowedips_destroy(struct wg_allowedips *t)
 /* Inserts 'key'/'plen' (already masked) below 'slot'. */
 static void
 wg_aip_insert__(struct wg_allowedips *t, struct wg_aip_node **slot,
-                const uint8_t *key, unsigned int plen, void *peer)
+                int family, const uint8_t *key, unsigned int plen,
+                void *peer)
 {
     struct wg_aip_node *n, *up;
     unsigned int common;
@@ -175,8 +257,14 @@ wg_aip_insert__(struct wg_allowedips *t, struct wg_aip_node **slot,
         if (common < n->plen) {
             break;
         } else if (n->plen == plen) {
-            t->count += !n->peer;
-            n->peer = peer;
+            if (n->peer != peer) {
+                if (n->peer) {
+                    wg_aip_detach(t, n);
+                } else {
+                    t->count++;
+                }
+                wg_aip_attach(t, n, peer);
+            }
             return;
         }
         slot = &n->child[wg_aip_bit(key, n->plen)];
@@ -184,18 +272,20 @@ wg_aip_insert__(struct wg_allowedips *t, struct wg_aip_node **slot,
 
     t->count++;
     if (!n) {
-        *slot = wg_aip_node_create(t, key, plen, peer);
+        *slot = wg_aip_node_create(t, family, key, plen, peer);
         return;
     }
 
     /* 'n' diverges from the new prefix after 'common' bits: a node for the
      * common part takes its place, with 'n' (and the new prefix, unless that
      * is the common part itself) below it. */
-    up = wg_aip_node_create(t, key, common, common == plen ? peer : NULL);
+    up = wg_aip_node_create(t, family, key, common,
+                            common == plen ? peer : NULL);
     up->child[wg_aip_bit(n->key, common)] = n;
     if (common < plen) {
-        up->child[wg_aip_bit(key, common)] = wg_aip_node_create(t, key,
-                                                                 plen, peer);
+        up->child[wg_aip_bit(key, common)] = wg_aip_node_create(t, family,
+                                                                 key, plen,
+                                                                 peer);
     }
     *slot = up;
 }
@@ -213,7 +303,7 @@ wg_allowedips_insert(struct wg_allowedips *t, int family, const void *addr,
         return EINVAL;
     }
     wg_aip_mask(key, addr, prefix_len);
-    wg_aip_insert__(t, root, key, prefix_len, peer);
+    wg_aip_insert__(t, root, family, key, prefix_len, peer);
     return 0;
 }
 
@@ -238,7 +328,7 @@ wg_aip_remove__(struct wg_allowedips *t, struct wg_aip_node **slot,
     } else if (!n->peer || n->peer != peer) {
         return ENOENT;
     } else {
-        n->peer = NULL;
+        wg_aip_detach(t, n);
         t->count--;
     }
     *slot = wg_aip_compact(t, n);
@@ -261,29 +351,26 @@ wg_allowedips_remove(struct wg_allowedips *t, int family, const void *addr,
     return wg_aip_remove__(t, root, key, prefix_len, peer);
 }
 
-/* Removes every prefix of 'peer' from the subtree 'n' and returns what
- * replaces 'n'. */
-static struct wg_aip_node *
-wg_aip_prune(struct wg_allowedips *t, struct wg_aip_node *n,
-             const void *peer)
-{
-    if (!n) {
-        return NULL;
-    }
-    n->child[0] = wg_aip_prune(t, n->child[0], peer);
-    n->child[1] = wg_aip_prune(t, n->child[1], peer);
-    if (n->peer && n->peer == peer) {
-        n->peer = NULL;
-        t->count--;
-    }
-    return wg_aip_compact(t, n);
-}
-
 void
 wg_allowedips_remove_peer(struct wg_allowedips *t, const void *peer)
 {
-    t->root4 = wg_aip_prune(t, t->root4, peer);
-    t->root6 = wg_aip_prune(t, t->root6, peer);
+    struct wg_aip_peer *p;
+
+    /* Each removal may free the node, and the last one 'p'. */
+    while ((p = wg_aip_peer_find(t, peer)) != NULL) {
+        struct wg_aip_node *n = CONTAINER_OF(ovs_list_front(&p->nodes),
+                                             struct wg_aip_node, peer_node);
+        uint8_t key[WG_AIP_MAX_BYTES];
+        unsigned int plen = n->plen;
+        struct wg_aip_node **root;
+        unsigned int bits;
+        int error;
+
+        memcpy(key, n->key, sizeof key);
+        root = wg_aip_root(t, n->family, &bits);
+        error = wg_aip_remove__(t, root, key, plen, peer);
+        ovs_assert(!error);
+    }
 }
 
 void *
@@ -316,26 +403,42 @@ wg_allowedips_lookup(const struct wg_allowedips *t, int family,
     return best;
 }
 
-/* Visits the subtree 'n' in pre-order, 0-side first, which is address
- * order with shorter prefixes before the longer ones they contain. */
-static void
-wg_aip_walk(const struct wg_aip_node *n, int family, const void *peer,
-            wg_allowedips_cb *cb, void *aux)
+/* Orders nodes by family (IPv4 first), then address, then prefix length:
+ * the order of a pre-order walk of the trie, 0-side first. */
+static int
+wg_aip_node_compare(const void *a_, const void *b_)
 {
-    for (; n; n = n->child[1]) {
-        if (n->peer && n->peer == peer) {
-            cb(aux, family, n->key, n->plen);
-        }
-        wg_aip_walk(n->child[0], family, peer, cb, aux);
+    const struct wg_aip_node *const *a = a_;
+    const struct wg_aip_node *const *b = b_;
+    int cmp;
+
+    if ((*a)->family != (*b)->family) {
+        return (*a)->family == AF_INET ? -1 : 1;
     }
+    cmp = memcmp((*a)->key, (*b)->key, WG_AIP_MAX_BYTES);
+    return cmp ? cmp : (int) (*a)->plen - (int) (*b)->plen;
 }
 
 void
 wg_allowedips_walk_peer(const struct wg_allowedips *t, const void *peer,
                         wg_allowedips_cb *cb, void *aux)
 {
-    wg_aip_walk(t->root4, AF_INET, peer, cb, aux);
-    wg_aip_walk(t->root6, AF_INET6, peer, cb, aux);
+    const struct wg_aip_peer *p = wg_aip_peer_find(t, peer);
+    const struct wg_aip_node **nodes, *n;
+    size_t i = 0;
+
+    if (!p) {
+        return;
+    }
+    nodes = xmalloc(p->n * sizeof *nodes);
+    LIST_FOR_EACH (n, peer_node, &p->nodes) {
+        nodes[i++] = n;
+    }
+    qsort(nodes, p->n, sizeof *nodes, wg_aip_node_compare);
+    for (i = 0; i < p->n; i++) {
+        cb(aux, nodes[i]->family, nodes[i]->key, nodes[i]->plen);
+    }
+    free(nodes);
 }
 
 size_t
@@ -348,4 +451,10 @@ size_t
 wg_allowedips_n_nodes(const struct wg_allowedips *t)
 {
     return t->n_nodes;
+}
+
+size_t
+wg_allowedips_n_peers(const struct wg_allowedips *t)
+{
+    return hmap_count(&t->peers);
 }

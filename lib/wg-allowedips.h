@@ -49,7 +49,8 @@ int wg_allowedips_remove(struct wg_allowedips *t, int family,
                          const void *addr, unsigned int prefix_len,
                          const void *peer);
 
-/* Removes every prefix of 'peer'. */
+/* Removes every prefix of 'peer', in time proportional to the number of
+ * its prefixes (times the trie depth), whatever the size of the table. */
 void wg_allowedips_remove_peer(struct wg_allowedips *t, const void *peer);
 
 /* Returns the peer of the longest prefix containing 'addr', or NULL (also
@@ -72,5 +73,9 @@ size_t wg_allowedips_count(const struct wg_allowedips *t);
 /* Number of trie nodes in 't', for memory statistics and tests: at most
  * 2 * count - 1 per address family, 0 when 't' is empty. */
 size_t wg_allowedips_n_nodes(const struct wg_allowedips *t);
+
+/* Number of peers that hold at least one prefix in 't' (each has a list of
+ * its prefixes), for memory statistics and tests. */
+size_t wg_allowedips_n_peers(const struct wg_allowedips *t);
 
 #endif /* wg-allowedips.h */

@@ -31,7 +31,6 @@
 #include "hash.h"
 #include "openvswitch/dynamic-string.h"
 #include "socket-util.h"
-#include "sset.h"
 #include "util.h"
 #include "wg-addr.h"
 
@@ -269,26 +268,21 @@ valid_peer_key(const char *key)
     return false;
 }
 
-/* Collects the options of peer 'name' from 'args' into 'peer_args' (keys
- * without the "peer.<name>." prefix) and a canonical fingerprint. */
+/* Collects the options of one peer, the 'n' nodes of 'nodes' (sorted by
+ * key) whose keys all begin with the same "peer.<name>." of 'prefix_len'
+ * bytes, into 'peer_args' (keys without that prefix) and a canonical
+ * fingerprint. */
 static void
-collect_peer_args(const struct smap *args, const char *name,
-                  struct smap *peer_args, struct ds *fingerprint)
+collect_peer_args(const struct smap_node **nodes, size_t n,
+                  size_t prefix_len, struct smap *peer_args,
+                  struct ds *fingerprint)
 {
-    const struct smap_node **nodes = smap_sort(args);
-    size_t n = smap_count(args);
-    char *prefix = xasprintf(WG_CONFIG_PEER_PREFIX "%s.", name);
-    size_t prefix_len = strlen(prefix);
-
     for (size_t i = 0; i < n; i++) {
-        if (!strncmp(nodes[i]->key, prefix, prefix_len)) {
-            const char *key = nodes[i]->key + prefix_len;
-            smap_add(peer_args, key, nodes[i]->value);
-            ds_put_format(fingerprint, "%s=%s\n", key, nodes[i]->value);
-        }
+        const char *key = nodes[i]->key + prefix_len;
+
+        smap_add(peer_args, key, nodes[i]->value);
+        ds_put_format(fingerprint, "%s=%s\n", key, nodes[i]->value);
     }
-    free(prefix);
-    free(nodes);
 }
 
 static const char *
@@ -359,11 +353,12 @@ parse_peer(const struct smap *peer_args, struct wg_config_peer *peer)
 }
 
 static struct wg_config_peer *
-find_peer_by_key(const struct wg_config *cfg, const uint8_t *key)
+find_peer_by_key(const struct hmap *by_key, const uint8_t *key)
 {
     struct wg_config_peer *peer;
 
-    HMAP_FOR_EACH (peer, node, &cfg->peers) {
+    HMAP_FOR_EACH_WITH_HASH (peer, key_node, hash_bytes(key, WG_KEY_LEN, 0),
+                             by_key) {
         if (!memcmp(peer->public_key, key, WG_KEY_LEN)) {
             return peer;
         }
@@ -371,8 +366,14 @@ find_peer_by_key(const struct wg_config *cfg, const uint8_t *key)
     return NULL;
 }
 
+/* Adds the peer whose options are the 'n' sorted 'nodes' that begin with
+ * "peer.<name>." ('name_len' bytes of name at 'name').  'by_key' indexes
+ * the peers added so far by public key; 'own' is the port's public key or
+ * NULL. */
 static void
-add_peer(struct wg_config *cfg, const struct smap *args, const char *name)
+add_peer(struct wg_config *cfg, const struct smap_node **nodes, size_t n,
+         const char *name, size_t name_len, struct hmap *by_key,
+         const uint8_t *own)
 {
     struct wg_config_peer *peer = xzalloc(sizeof *peer);
     struct smap peer_args = SMAP_INITIALIZER(&peer_args);
@@ -380,25 +381,24 @@ add_peer(struct wg_config *cfg, const struct smap *args, const char *name)
     struct wg_config_peer *dup;
     char *err;
 
-    peer->name = xstrdup(name);
-    collect_peer_args(args, name, &peer_args, &fingerprint);
+    peer->name = xmemdup0(name, name_len);
+    collect_peer_args(nodes, n, strlen(WG_CONFIG_PEER_PREFIX) + name_len + 1,
+                      &peer_args, &fingerprint);
     peer->fingerprint = ds_steal_cstr(&fingerprint);
     err = parse_peer(&peer_args, peer);
-    if (!err && (dup = find_peer_by_key(cfg, peer->public_key))) {
+    if (!err && (dup = find_peer_by_key(by_key, peer->public_key))) {
         err = xasprintf("public_key is the same as peer \"%s\"", dup->name);
     }
-    if (!err && cfg->has_private_key) {
-        uint8_t own[WG_KEY_LEN];
-        if (wg_crypto_public_key(own, cfg->private_key)
-            && !memcmp(own, peer->public_key, WG_KEY_LEN)) {
-            err = xstrdup("public_key is this port's own public key");
-        }
+    if (!err && own && !memcmp(own, peer->public_key, WG_KEY_LEN)) {
+        err = xstrdup("public_key is this port's own public key");
     }
     if (err) {
-        smap_add_nocopy(&cfg->peer_errors, xstrdup(name), err);
+        smap_add_nocopy(&cfg->peer_errors, xstrdup(peer->name), err);
         wg_config_peer_free(peer);
     } else {
-        hmap_insert(&cfg->peers, &peer->node, hash_string(name, 0));
+        hmap_insert(&cfg->peers, &peer->node, hash_string(peer->name, 0));
+        hmap_insert(by_key, &peer->key_node,
+                    hash_bytes(peer->public_key, WG_KEY_LEN, 0));
     }
     smap_destroy(&peer_args);
 }
@@ -434,38 +434,77 @@ is_interface_option(const char *key)
     return false;
 }
 
-/* Finds the peer names used in 'args' and adds each peer.  Returns an error
- * message for a malformed peer option name, otherwise NULL. */
+/* Returns the length of the <name> of option 'key' if it is
+ * "peer.<name>.<key>" with a valid name, otherwise 0. */
+static size_t
+peer_name_len(const char *key)
+{
+    size_t plen = strlen(WG_CONFIG_PEER_PREFIX);
+    const char *dot = strchr(key + plen, '.');
+
+    return dot && valid_peer_name(key + plen, dot - key - plen)
+           ? dot - key - plen : 0;
+}
+
+/* Adds a peer for each peer name used in the sorted 'nodes' of 'args'.
+ * The options of one peer, "peer.<name>." followed by anything, are next
+ * to each other in that order, so each peer takes one look at its own
+ * options only (a search of all the options per peer made reconfiguring
+ * a port with many peers quadratic). */
+static void
+add_peers(struct wg_config *cfg, const struct smap_node **nodes, size_t n)
+{
+    size_t plen = strlen(WG_CONFIG_PEER_PREFIX);
+    struct hmap by_key = HMAP_INITIALIZER(&by_key);
+    uint8_t own[WG_KEY_LEN];
+    bool has_own = (cfg->has_private_key
+                    && wg_crypto_public_key(own, cfg->private_key));
+    size_t i = 0;
+
+    while (i < n) {
+        const char *key = nodes[i]->key;
+        size_t len, end;
+
+        if (strncmp(key, WG_CONFIG_PEER_PREFIX, plen)) {
+            i++;
+            continue;
+        }
+        len = peer_name_len(key);
+        for (end = i + 1; end < n; end++) {
+            if (strncmp(nodes[end]->key, key, plen + len + 1)) {
+                break;
+            }
+        }
+        add_peer(cfg, &nodes[i], end - i, key + plen, len, &by_key,
+                 has_own ? own : NULL);
+        i = end;
+    }
+    hmap_destroy(&by_key);
+    wg_crypto_wipe(own, sizeof own);
+}
+
+/* Checks the peer option names in 'args' and adds each peer.  Returns an
+ * error message for a malformed peer option name, otherwise NULL. */
 static char *
 parse_peers(const struct smap *args, struct wg_config *cfg)
 {
     const struct smap_node **nodes = smap_sort(args);
     size_t plen = strlen(WG_CONFIG_PEER_PREFIX);
     size_t n = smap_count(args);
-    struct sset names = SSET_INITIALIZER(&names);
     char *err = NULL;
 
     for (size_t i = 0; i < n && !err; i++) {
         const char *key = nodes[i]->key;
-        if (strncmp(key, WG_CONFIG_PEER_PREFIX, plen)) {
-            continue;
-        }
-        const char *dot = strchr(key + plen, '.');
-        if (!dot || !valid_peer_name(key + plen, dot - key - plen)) {
+
+        if (!strncmp(key, WG_CONFIG_PEER_PREFIX, plen)
+            && !peer_name_len(key)) {
             err = xasprintf("option \"%s\" is not peer.<name>.<key> with a "
                             "name of letters, digits, '-' and '_'", key);
-        } else {
-            sset_add_and_free(&names, xmemdup0(key + plen,
-                                               dot - key - plen));
         }
     }
     if (!err) {
-        const char *name;
-        SSET_FOR_EACH (name, &names) {
-            add_peer(cfg, args, name);
-        }
+        add_peers(cfg, nodes, n);
     }
-    sset_destroy(&names);
     free(nodes);
     return err;
 }

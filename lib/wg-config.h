@@ -41,6 +41,7 @@
 struct wg_config_peer {
     struct hmap_node node;          /* In struct wg_config's 'peers', by
                                      * name. */
+    struct hmap_node key_node;      /* By public key, while parsing. */
     char *name;                     /* The <name> of peer.<name>.*. */
     char *fingerprint;              /* Canonical form of its options. */
     uint8_t public_key[WG_KEY_LEN];

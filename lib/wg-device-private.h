@@ -43,6 +43,9 @@ struct wg_device {
     struct ovs_list peers;              /* struct wg_peer by 'list_node'. */
     struct wg_index_table indices;
     struct wg_endpoint_table endpoints;
+    long long int timers_next_ms;       /* At most the earliest deadline of
+                                         * any peer's timers (see
+                                         * wg_device_run()). */
     struct wg_allowedips *allowedips;
     struct wg_ratelimiter *ratelimiter;
 

@@ -83,6 +83,7 @@ wg_device_create(const struct wg_device_hooks *hooks, void *aux)
     dev->aux = aux;
     hmap_init(&dev->peers_by_key);
     ovs_list_init(&dev->peers);
+    dev->timers_next_ms = WG_TIMER_OFF;
     wg_peer_index_table_init(&dev->indices);
     wg_peer_endpoint_table_init(&dev->endpoints);
     dev->allowedips = wg_allowedips_create();
@@ -305,6 +306,7 @@ wg_device_peer_add(struct wg_device *dev, const uint8_t pub[WG_KEY_LEN],
     if (!peer) {
         return EINVAL;
     }
+    peer->timers.earliest_ms = &dev->timers_next_ms;
     hmap_insert(&dev->peers_by_key, &peer->key_node, key_hash(pub));
     ovs_list_push_back(&dev->peers, &peer->list_node);
     *peerp = peer;
@@ -352,6 +354,17 @@ size_t
 wg_device_peer_count(const struct wg_device *dev)
 {
     return hmap_count(&dev->peers_by_key);
+}
+
+void
+wg_device_get_sizes(const struct wg_device *dev,
+                    struct wg_device_sizes *sizes)
+{
+    sizes->n_peers = hmap_count(&dev->peers_by_key);
+    sizes->n_prefixes = wg_allowedips_count(dev->allowedips);
+    sizes->n_trie_nodes = wg_allowedips_n_nodes(dev->allowedips);
+    sizes->n_prefix_lists = wg_allowedips_n_peers(dev->allowedips);
+    sizes->n_indices = wg_peer_index_count(&dev->indices);
 }
 
 bool
@@ -678,30 +691,37 @@ static const struct wg_timers_actions timer_actions = {
     .zero_key_material = timer_zero_key_material,
 };
 
+/* The main loop calls wg_device_run() and wg_device_next_deadline() on
+ * every iteration: with thousands of peers, looking at every peer's timers
+ * each time would cost more than the packets.  Every deadline that is set
+ * lowers dev->timers_next_ms (struct wg_timers's 'earliest_ms'), so that
+ * it stays at most the earliest deadline; the peers are only looked at
+ * once that time has come, which also makes it exact again.  A timer
+ * stopped early at worst causes one look too many. */
 long long int
 wg_device_run(struct wg_device *dev)
 {
     long long int now = wg_device_now(dev);
-    long long int next = LLONG_MAX;
+    long long int next = WG_TIMER_OFF;
     struct wg_peer *peer;
 
+    if (now < dev->timers_next_ms) {
+        return dev->timers_next_ms;
+    }
+    /* Timers that the actions below set lower this again. */
+    dev->timers_next_ms = WG_TIMER_OFF;
     LIST_FOR_EACH (peer, list_node, &dev->peers) {
         struct timer_ctx ctx = { .dev = dev, .peer = peer };
 
         next = MIN(next, wg_timers_run(&peer->timers, now, &timer_actions,
                                        &ctx));
     }
-    return next;
+    dev->timers_next_ms = MIN(dev->timers_next_ms, next);
+    return dev->timers_next_ms;
 }
 
 long long int
 wg_device_next_deadline(const struct wg_device *dev)
 {
-    long long int next = LLONG_MAX;
-    struct wg_peer *peer;
-
-    LIST_FOR_EACH (peer, list_node, &dev->peers) {
-        next = MIN(next, wg_timers_next_deadline(&peer->timers));
-    }
-    return next;
+    return dev->timers_next_ms;
 }

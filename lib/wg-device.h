@@ -158,6 +158,19 @@ struct wg_peer *wg_device_peer_next(const struct wg_device *dev,
                                     const struct wg_peer *peer);
 size_t wg_device_peer_count(const struct wg_device *dev);
 
+/* Sizes of the structures of a device that grow with its configuration,
+ * for memory statistics and leak tests: all zero once every peer is
+ * removed. */
+struct wg_device_sizes {
+    size_t n_peers;             /* Peers (hash table by public key). */
+    size_t n_prefixes;          /* Allowed-IPs prefixes. */
+    size_t n_trie_nodes;        /* Allowed-IPs trie nodes. */
+    size_t n_prefix_lists;      /* Peers with a list of their prefixes. */
+    size_t n_indices;           /* Receiver indices in use. */
+};
+void wg_device_get_sizes(const struct wg_device *dev,
+                         struct wg_device_sizes *sizes);
+
 /* Copies the preshared key of 'peer' into 'psk' and returns true, or
  * returns false if it has none.  For the UAPI's get reply only; the caller
  * wipes 'psk'. */
@@ -336,10 +349,13 @@ enum wg_device_rx wg_device_receive(struct wg_device *dev,
 /* Fires every due timer of every peer (handshake retransmission and give
  * up, keepalives, new handshakes, key zeroing, persistent keepalive).
  * Returns the next deadline in the device clock's ms (LLONG_MAX: none), for
- * the caller to wake up then (e.g. poll_timer_wait_until()). */
+ * the caller to wake up then (e.g. poll_timer_wait_until()).  The deadline
+ * may be early (a timer stopped since it was set), never late; a call
+ * before it is due costs the same whatever the number of peers. */
 long long int wg_device_run(struct wg_device *dev);
 
-/* The next deadline without running anything. */
+/* The next deadline without running anything, as wg_device_run() returns
+ * it (possibly early, never late), in constant time. */
 long long int wg_device_next_deadline(const struct wg_device *dev);
 
 #endif /* wg-device.h */

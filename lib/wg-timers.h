@@ -57,6 +57,12 @@ struct wg_timers {
     unsigned int persistent_keepalive_s;
     long long int last_initiation_sent_ms;
     bool sent_any_initiation;
+
+    /* If nonnull (the owner sets it after wg_timers_init()): lowered to
+     * every deadline set, so that the owner of many timers keeps a lower
+     * bound of all their deadlines without looking at each (see
+     * wg_device_run()). */
+    long long int *earliest_ms;
 };
 
 /* What firing timers do to the peer; 'aux' is the run's 'aux'. */

@@ -62,7 +62,9 @@ struct uapi_op {
         uint8_t key[WG_KEY_LEN];
         uint32_t num;
         struct {
-            struct sockaddr_storage ss;
+            /* Large enough for AF_INET and AF_INET6, and much smaller than
+             * a sockaddr_storage: a request may hold millions of ops. */
+            struct sockaddr_in6 sa;
             socklen_t len;
         } ep;
         struct wg_addr_prefix ip;
@@ -227,8 +229,16 @@ parse_true(const char *value, struct uapi_op *op OVS_UNUSED)
 static int
 parse_endpoint(const char *value, struct uapi_op *op)
 {
-    return (wg_addr_parse_endpoint(value, &op->u.ep.ss, &op->u.ep.len)
-            ? 0 : EINVAL);
+    struct sockaddr_storage ss;
+    socklen_t len;
+
+    if (!wg_addr_parse_endpoint(value, &ss, &len)
+        || len > sizeof op->u.ep.sa) {
+        return EINVAL;
+    }
+    memcpy(&op->u.ep.sa, &ss, len);
+    op->u.ep.len = len;
+    return 0;
 }
 
 /* Parses "addr/len" (IPv4 or IPv6).  The device masks host bits off. */
@@ -427,7 +437,7 @@ apply_peer_op(struct uapi_ctx *ctx, struct wg_peer *peer,
         return 0;
     case K_ENDPOINT:
         return wg_device_peer_set_endpoint(
-            ctx->dev, peer, (const struct sockaddr *) &op->u.ep.ss,
+            ctx->dev, peer, (const struct sockaddr *) &op->u.ep.sa,
             op->u.ep.len);
     case K_KEEPALIVE:
         wg_device_peer_get_info(ctx->dev, peer, &info);

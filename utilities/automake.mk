@@ -19,6 +19,7 @@ EXTRA_DIST += \
 	utilities/ovs-wg-demo \
 	utilities/ovs-wg-bench \
 	utilities/ovs-wg-soak \
+	utilities/ovs-wg-scale \
 	utilities/ovs-wg-lib.sh \
 	utilities/ovs-wg-vm-lib.sh \
 	utilities/ovs-wg-dpdk-lib.sh \
