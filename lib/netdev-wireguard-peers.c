@@ -42,10 +42,11 @@ netdev_wg_peer_create(const char *name, const char *fingerprint)
 }
 
 void
-netdev_wg_peer_destroy(struct netdev_wireguard *wg OVS_UNUSED,
+netdev_wg_peer_destroy(struct netdev_wireguard *wg,
                        struct netdev_wg_peer *np)
 {
     if (np) {
+        wg->n_queued -= np->queue.n;
         netdev_wg_ring_destroy(&np->queue);
         free(np->name);
         free(np->fingerprint);

@@ -46,6 +46,7 @@ struct wg_uapi_server;
 
 /* Bounds. */
 #define NETDEV_WG_PEER_QUEUE_MAX 256    /* Packets waiting for a session. */
+#define NETDEV_WG_PORT_QUEUE_MAX 4096   /* The same, all peers of a port. */
 #define NETDEV_WG_TO_BRIDGE_MAX 2048    /* Packets waiting for rxq_recv(). */
 #define NETDEV_WG_TX_SLOTS 128          /* Encrypted messages per flush. */
 #define NETDEV_WG_RX_READS 16           /* Reads per recvmmsg(). */
@@ -125,6 +126,7 @@ struct netdev_wireguard {
     struct udp_batch_sock *sock6;
     int bound_port;             /* Port of the sockets, 0 if none. */
     struct netdev_wg_tx tx;
+    size_t n_queued;            /* Packets in all peers' queues. */
 
     /* Layer 2 adapter and packets waiting to enter the bridge. */
     struct bridge_l2 *l2;

@@ -226,6 +226,35 @@ netdev_wg_send_fragments(struct netdev_wireguard *wg, struct wg_peer *peer,
     }
 }
 
+/* Queues 'pkt' for peer 'np' until it has a session, within the peer's
+ * and the port's bounds, or drops it.  Takes ownership of 'pkt'. */
+static void
+netdev_wg_tx_enqueue(struct netdev_wireguard *wg, struct netdev_wg_peer *np,
+                     struct dp_packet *pkt)
+{
+    if (wg->n_queued < NETDEV_WG_PORT_QUEUE_MAX
+        && netdev_wg_ring_push(&np->queue, pkt)) {
+        wg->n_queued++;
+        return;
+    }
+    COVERAGE_INC(wg_tx_queue_full);
+    netdev_wg_tx_drop(wg, wg->n_queued < NETDEV_WG_PORT_QUEUE_MAX
+                      ? "the queue of a peer without a session is full"
+                      : "the port holds too many packets for peers without "
+                        "a session");
+    dp_packet_delete(pkt);
+}
+
+/* Takes the oldest packet off the queue of peer 'np', or returns NULL. */
+static struct dp_packet *
+netdev_wg_tx_dequeue(struct netdev_wireguard *wg, struct netdev_wg_peer *np)
+{
+    struct dp_packet *pkt = netdev_wg_ring_pop(&np->queue);
+
+    wg->n_queued -= pkt != NULL;
+    return pkt;
+}
+
 /* Sends inner packet 'pkt' (its data starts at the IP header) to 'peer',
  * or queues it until the peer has a session.  Takes ownership of 'pkt'. */
 static void
@@ -236,13 +265,7 @@ netdev_wg_tx_inner(struct netdev_wireguard *wg, struct wg_peer *peer,
     size_t len = dp_packet_size(pkt);
 
     if (!wg_device_peer_has_session(wg->dev, peer)) {
-        struct netdev_wg_peer *np = netdev_wg_peer_of(peer);
-        if (!netdev_wg_ring_push(&np->queue, pkt)) {
-            COVERAGE_INC(wg_tx_queue_full);
-            netdev_wg_tx_drop(wg, "the queue of a peer without a session "
-                              "is full");
-            dp_packet_delete(pkt);
-        }
+        netdev_wg_tx_enqueue(wg, netdev_wg_peer_of(peer), pkt);
         wg_device_peer_initiate(wg->dev, peer);
         return;
     }
@@ -358,7 +381,7 @@ netdev_wg_tx_session_ready(void *aux, struct wg_peer *peer)
 
     /* Packets that cannot go now return to the queue, so stop after one
      * pass. */
-    while (n-- && (pkt = netdev_wg_ring_pop(&np->queue))) {
+    while (n-- && (pkt = netdev_wg_tx_dequeue(wg, np))) {
         netdev_wg_tx_inner(wg, peer, pkt);
     }
 }
@@ -373,7 +396,7 @@ netdev_wg_tx_handshake_failed(void *aux, struct wg_peer *peer)
     if (!np) {
         return;
     }
-    while ((pkt = netdev_wg_ring_pop(&np->queue))) {
+    while ((pkt = netdev_wg_tx_dequeue(wg, np))) {
         COVERAGE_INC(wg_tx_handshake_failed);
         netdev_wg_tx_drop(wg, "the handshake failed");
         dp_packet_delete(pkt);

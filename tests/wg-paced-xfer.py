@@ -25,8 +25,9 @@ long the data stopped.  This one sends random data at a fixed rate.
       "stall SECONDS ended EPOCH": the longest time without data after
       the first byte, and the wall-clock time it ended.
 
-  send HOST PORT BYTES --rate MBYTES_PER_S [--timeout S]
-      Connects and sends BYTES random bytes at about the rate given, then
+  send HOST PORT BYTES --rate MBYTES_PER_S [--seconds S] [--timeout S]
+      Connects and sends BYTES random bytes at about the rate given (or,
+      with --seconds, whatever it can send in S seconds at that rate), then
       waits for the receiver to close; prints "BYTES SHA256".
 
 Either side gives up (exit 1, saying why) when no progress is made for
@@ -79,8 +80,11 @@ def send(args):
                                      timeout=args.timeout)
     digest, sent = hashlib.sha256(), 0
     start = time.monotonic()
-    while sent < args.bytes:
-        data = os.urandom(min(CHUNK, args.bytes - sent))
+    while sent < args.bytes or args.seconds:
+        if args.seconds and time.monotonic() - start >= args.seconds:
+            break
+        data = os.urandom(CHUNK if args.seconds
+                          else min(CHUNK, args.bytes - sent))
         digest.update(data)
         sock.sendall(data)
         sent += len(data)
@@ -100,6 +104,7 @@ def main():
     parser.add_argument("port", type=int)
     parser.add_argument("bytes", type=int, nargs="?", default=0)
     parser.add_argument("--rate", type=float, default=10.0)
+    parser.add_argument("--seconds", type=float, default=0.0)
     parser.add_argument("--timeout", type=float, default=60.0)
     args = parser.parse_args()
     try:
