@@ -157,7 +157,7 @@ def main():
     parser.add_argument("socket")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--random", type=int, default=300)
-    parser.add_argument("--oversized", type=int, default=4 << 20)
+    parser.add_argument("--oversized", type=int, default=70 << 20)
     parser.add_argument("--idle", type=int, default=64)
     parser.add_argument("--hold", type=float, default=2.0)
     args = parser.parse_args()
