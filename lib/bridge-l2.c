@@ -42,6 +42,8 @@ static struct vlog_rate_limit bridge_l2_rl = VLOG_RATE_LIMIT_INIT(5, 20);
 #define BRIDGE_L2_REASON(ENUM, NAME) COVERAGE_DEFINE(wg_l2_##NAME);
 BRIDGE_L2_REASONS
 #undef BRIDGE_L2_REASON
+/* The neighbor table was full: its least recently confirmed entry went. */
+COVERAGE_DEFINE(wg_l2_neigh_evicted);
 
 const char *
 bridge_l2_reason_name(enum bridge_l2_reason reason)
@@ -396,6 +398,7 @@ bridge_l2_neigh_learn(struct bridge_l2 *l2, const struct in6_addr *a,
             neigh_remove(l2, CONTAINER_OF(ovs_list_front(&l2->lru),
                                           struct bridge_l2_neigh, lru_node));
             l2->stats.evicted++;
+            COVERAGE_INC(wg_l2_neigh_evicted);
         }
         n = xzalloc(sizeof *n);
         n->addr = *a;
