@@ -35,6 +35,7 @@ TESTSUITE_AT = \
 	tests/wg-uapi.at \
 	tests/udp-batch.at \
 	tests/bridge-l2.at \
+	tests/wg-config.at \
 	tests/wg-crypto.at \
 	tests/wg-allowedips.at \
 	tests/wg-ratelimiter.at \
@@ -132,12 +133,14 @@ FUZZ_SOURCES = \
 	tests/fuzz-pkt-gro.c \
 	tests/fuzz-wg-device.c \
 	tests/fuzz-bridge-l2.c \
-	tests/fuzz-wg-uapi.c
+	tests/fuzz-wg-uapi.c \
+	tests/fuzz-wg-config.c
 FUZZ_TARGETS = $(FUZZ_SOURCES:.c=)
 FUZZ_LIB = $(filter lib/bridge-l2% lib/wg-% lib/pkt-% lib/udp-batch%, \
 	$(filter %.c,$(lib_libovswireguard_la_SOURCES)))
 FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined
-EXTRA_DIST += $(FUZZ_SOURCES) tests/fuzz-util.h tests/fuzz-wg-uapi.dict
+EXTRA_DIST += $(FUZZ_SOURCES) tests/fuzz-util.h tests/fuzz-wg-uapi.dict \
+	tests/fuzz-wg-config.dict
 CLEANFILES += $(FUZZ_TARGETS)
 if HAVE_FUZZER
 noinst_DATA += $(FUZZ_TARGETS)
