@@ -186,22 +186,31 @@ fuzz-corpus: $(FUZZ_TARGETS)
 # "make fuzz-long": every target (or those of FUZZ_TARGETS_LONG, e.g.
 # "fuzz-wg-config fuzz-wg-uapi") for FUZZ_RUNS inputs each, from a copy of
 # its seed corpus in fuzz-long/TARGET/, with ASan and UBSan (FUZZ_CFLAGS);
-# one summary line per target (tests/fuzz-run.sh), also in
-# fuzz-long/summary.txt.  Not part of "make check".  Fails if any target
-# found a crash, leak or timeout (its input is left in fuzz-long/TARGET/).
+# one summary line per target (tests/fuzz-run.sh), all of them in
+# fuzz-long/summary.txt with the CPU model.  "make -j2 fuzz-long" runs two
+# targets at a time.  Not part of "make check".  Fails if any target found
+# a crash, leak or timeout (its input is left in fuzz-long/TARGET/).
 FUZZ_RUNS = 1000000
 FUZZ_TARGETS_LONG = $(FUZZ_NAMES)
+FUZZ_LONG_SUMMARIES = $(FUZZ_TARGETS_LONG:%=fuzz-long/%.summary)
 fuzz-long: $(FUZZ_TARGETS)
-	@mkdir -p fuzz-long; : > fuzz-long/summary.txt; rc=0; \
-	for t in $(FUZZ_TARGETS_LONG); do \
-	  dict='$(srcdir)'/tests/$$t.dict; test -f $$dict || dict=; \
-	  $(SHELL) '$(srcdir)'/tests/fuzz-run.sh tests/$$t \
-	    '$(srcdir)'/tests/fuzz-corpus/$$t fuzz-long/$$t $(FUZZ_RUNS) \
-	    $$dict >> fuzz-long/summary.txt || rc=1; \
-	  tail -1 fuzz-long/summary.txt; \
-	done; \
+	@rm -f fuzz-long/*.summary
+	@$(MAKE) $(AM_MAKEFLAGS) $(FUZZ_LONG_SUMMARIES)
+	@cat $(FUZZ_LONG_SUMMARIES) > fuzz-long/summary.txt && \
 	echo "CPU: $$(lscpu | sed -n 's/^Model name: *//p')" \
-	  >> fuzz-long/summary.txt; exit $$rc
+	  >> fuzz-long/summary.txt && \
+	echo "== fuzz-long summary (FUZZ_RUNS=$(FUZZ_RUNS))" && \
+	cat fuzz-long/summary.txt && \
+	! grep -v -e ' crashes=0 ' -e '^CPU: ' fuzz-long/summary.txt >/dev/null
+
+# One target's run; its summary line is the target file (written even when
+# the run found something, which "fuzz-long" then reports).
+fuzz-long/%.summary: tests/%
+	@mkdir -p fuzz-long; dict='$(srcdir)'/tests/$*.dict; \
+	test -f $$dict || dict=; \
+	$(SHELL) '$(srcdir)'/tests/fuzz-run.sh tests/$* \
+	  '$(srcdir)'/tests/fuzz-corpus/$* fuzz-long/$* $(FUZZ_RUNS) $$dict \
+	  > $@.tmp; mv $@.tmp $@; cat $@
 clean-local: clean-fuzz
 clean-fuzz:
 	rm -rf fuzz-long fuzz-seeds
