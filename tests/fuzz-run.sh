@@ -24,6 +24,8 @@
 #   TARGET runs=N cov=N ft=N corpus=FILES/BYTES crashes=0|PATH... time=Ns
 #
 # and exits 1 if the run found something (or did not finish), 0 otherwise.
+# A nonempty FUZZ_MAX_TIME in the environment caps the run at that many
+# seconds (libFuzzer's -max_total_time): "runs" then says how far it got.
 
 set -u
 
@@ -42,7 +44,9 @@ if [ -d "$seeds" ]; then
 fi
 
 start=$(date +%s)
+max_time=${FUZZ_MAX_TIME:-}
 "$fuzzer" -runs="$runs" -print_final_stats=1 -timeout=60 \
+    ${max_time:+-max_total_time="$max_time"} \
     -artifact_prefix="$work/" ${dict:+-dict="$dict"} \
     "$work/corpus" > "$work/log" 2>&1
 rc=$?
