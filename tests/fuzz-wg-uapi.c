@@ -29,9 +29,9 @@
  * Invariants: nothing crashes or leaks; the reply is exactly
  * "errno=N\n\n" with N the negated return value; the following get reply
  * is well formed (known keys, valid hex keys, one public_key per peer,
- * "errno=0" and a blank line at the end); and that configuration, fed back as a set request to a fresh
- * device, prints the same again (the printer's output is what the parser
- * accepts). */
+ * "errno=0" and a blank line at the end); and that configuration, fed
+ * back as a set request to a fresh device, prints the same again (the
+ * printer's output is what the parser accepts). */
 
 #include <config.h>
 #include "wg-uapi.h"
