@@ -215,6 +215,7 @@ fuzz-long/%.summary: tests/%
 	  $(SHELL) '$(srcdir)'/tests/fuzz-run.sh tests/$* \
 	  '$(srcdir)'/tests/fuzz-corpus/$* fuzz-long/$* $(FUZZ_RUNS) $$dict \
 	  > $@.tmp; mv $@.tmp $@; cat $@
+
 clean-local: clean-fuzz
 clean-fuzz:
 	rm -rf fuzz-long fuzz-seeds
