@@ -80,10 +80,11 @@ void wg_config_destroy(struct wg_config *cfg);
 void wg_config_move(struct wg_config *dst, struct wg_config *src);
 
 /* Parses the interface options 'args' into 'cfg' (which must have been
- * initialized and is reset first).  Returns 0, or EINVAL/EACCES/ENOENT with
- * a one-sentence, key-free message in '*errp' (caller frees) for an
- * interface-level error.  Peer-level errors are recorded in
- * cfg->peer_errors and do not fail the call. */
+ * initialized and is reset first).  Returns 0, or a positive errno value
+ * (EINVAL, EACCES, or why a key file could not be opened or read: ENOENT,
+ * ELOOP, EISDIR...) with a one-sentence, key-free message in '*errp'
+ * (caller frees) for an interface-level error.  Peer-level errors are
+ * recorded in cfg->peer_errors and do not fail the call. */
 int wg_config_parse(const struct smap *args, struct wg_config *cfg,
                     char **errp);
 

@@ -35,6 +35,7 @@ TESTSUITE_AT = \
 	tests/wg-uapi.at \
 	tests/udp-batch.at \
 	tests/bridge-l2.at \
+	tests/wg-config.at \
 	tests/wg-crypto.at \
 	tests/wg-allowedips.at \
 	tests/wg-ratelimiter.at \
@@ -138,12 +139,15 @@ FUZZ_SOURCES = \
 	tests/fuzz-pkt-gro.c \
 	tests/fuzz-wg-device.c \
 	tests/fuzz-bridge-l2.c \
-	tests/fuzz-wg-uapi.c
+	tests/fuzz-wg-uapi.c \
+	tests/fuzz-wg-config.c
 FUZZ_TARGETS = $(FUZZ_SOURCES:.c=)
 FUZZ_LIB = $(filter lib/bridge-l2% lib/wg-% lib/pkt-% lib/udp-batch%, \
 	$(filter %.c,$(lib_libovswireguard_la_SOURCES)))
 FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined
-EXTRA_DIST += $(FUZZ_SOURCES) tests/fuzz-util.h tests/fuzz-wg-uapi.dict
+EXTRA_DIST += $(FUZZ_SOURCES) tests/fuzz-util.h tests/fuzz-wg-uapi.dict \
+	tests/fuzz-wg-config.dict tests/fuzz-seeds.py tests/fuzz-run.sh \
+	tests/fuzz-corpus
 CLEANFILES += $(FUZZ_TARGETS)
 if HAVE_FUZZER
 noinst_DATA += $(FUZZ_TARGETS)
@@ -166,6 +170,62 @@ tests/fuzz-wg-device: FUZZ_EXTRA = $(srcdir)/tests/test-wg-pair.c \
 	$(srcdir)/tests/wgtest.c
 tests/fuzz-wg-device: tests/test-wg-pair.c tests/test-wg-pair.h \
 	tests/wgtest.c tests/wgtest.h
+
+# Seed corpora: tests/fuzz-corpus/TARGET/ holds the inputs each target
+# starts from, in the bounded runs of "make check" (on a copy) and in "make
+# fuzz-long".  "make fuzz-corpus" rebuilds them: tests/fuzz-seeds.py writes
+# the raw seeds, and libFuzzer's -merge=1 keeps those that add coverage
+# (files named by their SHA-1).  It writes to the source tree: commit the
+# result.
+FUZZ_NAMES = $(notdir $(FUZZ_TARGETS))
+fuzz-corpus: $(FUZZ_TARGETS)
+	@set -e; for t in $(FUZZ_NAMES); do \
+	  rm -rf fuzz-seeds/$$t '$(srcdir)'/tests/fuzz-corpus/$$t; \
+	  mkdir -p '$(srcdir)'/tests/fuzz-corpus/$$t; \
+	  python3 '$(srcdir)'/tests/fuzz-seeds.py $$t fuzz-seeds/$$t; \
+	  tests/$$t -merge=1 '$(srcdir)'/tests/fuzz-corpus/$$t fuzz-seeds/$$t \
+	    > fuzz-seeds/$$t.log 2>&1; \
+	  echo "$$t: $$(ls fuzz-seeds/$$t | wc -l) seeds," \
+	    "$$(ls '$(srcdir)'/tests/fuzz-corpus/$$t | wc -l) kept"; \
+	done
+
+# "make fuzz-long": every target (or those of FUZZ_TARGETS_LONG, e.g.
+# "fuzz-wg-config fuzz-wg-uapi") for FUZZ_RUNS inputs each, from a copy of
+# its seed corpus in fuzz-long/TARGET/, with ASan and UBSan (FUZZ_CFLAGS);
+# one summary line per target (tests/fuzz-run.sh), all of them in
+# fuzz-long/summary.txt with the CPU model.  "make -j2 fuzz-long" runs two
+# targets at a time.  Not part of "make check".  Fails if any target found
+# a crash, leak or timeout (its input is left in fuzz-long/TARGET/).
+# FUZZ_MAX_TIME=SECONDS caps each target's run (the summary's "runs" then
+# says how far it got).
+FUZZ_RUNS = 1000000
+FUZZ_MAX_TIME =
+FUZZ_TARGETS_LONG = $(FUZZ_NAMES)
+FUZZ_LONG_SUMMARIES = $(FUZZ_TARGETS_LONG:%=fuzz-long/%.summary)
+fuzz-long: $(FUZZ_TARGETS)
+	@rm -f $(FUZZ_LONG_SUMMARIES)
+	@$(MAKE) $(AM_MAKEFLAGS) $(FUZZ_LONG_SUMMARIES)
+	@cat $(FUZZ_LONG_SUMMARIES) > fuzz-long/summary.txt && \
+	echo "CPU: $$(lscpu | sed -n 's/^Model name: *//p')" \
+	  >> fuzz-long/summary.txt && \
+	echo "== fuzz-long summary (FUZZ_RUNS=$(FUZZ_RUNS))" && \
+	cat fuzz-long/summary.txt && \
+	! grep -v -e ' crashes=0 ' -e '^CPU: ' fuzz-long/summary.txt >/dev/null
+
+# One target's run; its summary line is the target file (written even when
+# the run found something, which "fuzz-long" then reports).
+fuzz-long/%.summary: tests/%
+	@mkdir -p fuzz-long; dict='$(srcdir)'/tests/$*.dict; \
+	test -f $$dict || dict=; \
+	FUZZ_MAX_TIME='$(FUZZ_MAX_TIME)' \
+	  $(SHELL) '$(srcdir)'/tests/fuzz-run.sh tests/$* \
+	  '$(srcdir)'/tests/fuzz-corpus/$* fuzz-long/$* $(FUZZ_RUNS) $$dict \
+	  > $@.tmp; mv $@.tmp $@; cat $@
+
+clean-local: clean-fuzz
+clean-fuzz:
+	rm -rf fuzz-long fuzz-seeds
+.PHONY: clean-fuzz fuzz-corpus fuzz-long
 
 # OVS's utilities/checkpatch.py, from the OVS tree, over our C files.
 STYLE_FILES = $(filter %.c %.h,$(lib_libovswireguard_la_SOURCES) \

@@ -38,7 +38,16 @@
  *             random data messages reach decryption;
  *   bit 6     for a datagram of a handshake message's size, fill in a valid
  *             mac1 (and mac2 if "a" holds a cookie), so that random
- *             handshakes reach the Noise layer.
+ *             handshakes reach the Noise layer;
+ *   bit 7     (takes precedence over bits 4-6) the datagram is a genuine
+ *             message that "a" makes for "b", chosen by the next byte's
+ *             bits 0-1: a handshake initiation; a response to an
+ *             initiation that "b" sent; a cookie reply to such an
+ *             initiation, "a" being under load; a keepalive data message.
+ *             The bytes after it are XORed onto the message (extending it
+ *             when longer; bit 2 of the choice byte truncates it to their
+ *             length), so that mutated genuine messages reach every step
+ *             of the Noise handshake, cookie and data processing.
  *
  * Messages the devices send each other are delivered after each input
  * (those to an address that is neither device's are dropped).
@@ -205,6 +214,96 @@ encrypt_by_a(const uint8_t *data, size_t size, uint8_t *buf, size_t room)
     return n > 0 ? n : 0;
 }
 
+/* Returns the index in the pair's queue of the last message of 'type' from
+ * "a" to "b", or -1. */
+static int
+find_from_a(enum wg_msg_type type)
+{
+    for (int i = pair.n_msgs - 1; i >= 0; i--) {
+        const struct wgpair_msg *m = &pair.msgs[i];
+
+        if (!m->from && m->to == 1 && m->len >= 4 && m->data[0] == type) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* Makes "b" send an initiation and "a" answer it (with a cookie reply if
+ * 'load').  Returns the type of the answer. */
+static enum wg_msg_type
+answer_from_a(bool load)
+{
+    int i;
+
+    wg_device_peer_initiate(pair.node[1].dev, pair.node[1].peer);
+    for (i = pair.n_msgs - 1; i >= 0; i--) {
+        if (pair.msgs[i].from == 1 && pair.msgs[i].to == 0
+            && pair.msgs[i].data[0] == WG_MSG_INITIATION) {
+            wg_device_set_under_load(pair.node[0].dev, load);
+            wgpair_deliver_one(&pair, i);
+            wg_device_set_under_load(pair.node[0].dev, false);
+            break;
+        }
+    }
+    return load ? WG_MSG_COOKIE_REPLY : WG_MSG_RESPONSE;
+}
+
+/* Has "a" make the genuine message that 'choice' selects (see the top of
+ * the file) into 'buf'.  Returns its length (0 if "a" made none). */
+static size_t
+make_genuine(uint8_t choice, uint8_t *buf)
+{
+    struct wgpair_node *a = &pair.node[0];
+    enum wg_msg_type type;
+    struct wgpair_msg m;
+    int i;
+
+    pair.hold = true;
+    if ((choice & 3) != 3) {
+        pair.now_ms += WG_REKEY_TIMEOUT_MS;     /* Initiations allowed. */
+    }
+    switch (choice & 3) {
+    case 0:
+        wg_device_peer_initiate(a->dev, a->peer);
+        type = WG_MSG_INITIATION;
+        break;
+    case 1:
+    case 2:
+        type = answer_from_a((choice & 3) == 2);
+        break;
+    default:
+        wg_device_peer_send_keepalive(a->dev, a->peer);
+        type = WG_MSG_DATA;
+        break;
+    }
+    pair.hold = false;
+    i = find_from_a(type);
+    if (i < 0) {
+        return 0;
+    }
+    m = wgpair_take(&pair, i);
+    memcpy(buf, m.data, m.len);
+    return m.len;
+}
+
+/* The genuine message chosen by data[0], XORed with the rest of 'data'. */
+static size_t
+mutate_genuine(const uint8_t *data, size_t size, uint8_t *buf, size_t room)
+{
+    size_t len, mask_len;
+
+    if (!size) {
+        return 0;
+    }
+    len = make_genuine(data[0], buf);
+    mask_len = MIN(size - 1, room);
+    for (size_t i = 0; i < mask_len; i++) {
+        buf[i] = (i < len ? buf[i] : 0) ^ data[1 + i];
+    }
+    return data[0] & 4 ? mask_len : MAX(len, mask_len);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -228,7 +327,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     wg_device_set_under_load(pair.node[1].dev, ctrl & 4);
     src = pick_source(ctrl, &src_len);
 
-    if (ctrl & 16) {
+    if (ctrl & 128) {
+        uint8_t room[WGPAIR_MSG_SIZE];
+
+        len = mutate_genuine(data, size, room, sizeof room);
+        buf = xmemdup(room, len);
+    } else if (ctrl & 16) {
         uint8_t room[WGPAIR_MSG_SIZE];
 
         len = encrypt_by_a(data, size, room, sizeof room);
