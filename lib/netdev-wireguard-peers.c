@@ -24,6 +24,7 @@
 #include "smap.h"
 #include "sset.h"
 #include "util.h"
+#include "wg-crypto.h"
 #include "wg-device.h"
 
 /* Peers of a wireguard port: the port-side state attached to each
@@ -74,6 +75,21 @@ netdev_wg_peer_remove(struct netdev_wireguard *wg, struct wg_peer *peer)
     netdev_wg_peer_destroy(wg, wg_device_peer_get_user_data(peer));
     wg_device_peer_set_user_data(peer, NULL);
     wg_device_peer_remove(wg->dev, peer);
+}
+
+void
+netdev_wg_peer_remove_self(struct netdev_wireguard *wg,
+                           const uint8_t priv[WG_KEY_LEN])
+{
+    uint8_t pub[WG_KEY_LEN];
+    struct wg_peer *self;
+
+    if (wg_crypto_public_key(pub, priv)) {
+        self = wg_device_peer_lookup(wg->dev, pub);
+        if (self) {
+            netdev_wg_peer_remove(wg, self);
+        }
+    }
 }
 
 void

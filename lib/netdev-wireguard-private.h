@@ -220,6 +220,11 @@ void netdev_wg_apply_peers(struct netdev_wireguard *wg, struct wg_config *cfg);
 /* Removes every peer of the device. */
 void netdev_wg_peers_clear(struct netdev_wireguard *wg);
 
+/* Removes the peer whose public key is that of private key 'priv', if any,
+ * with its port state (a port cannot be its own peer). */
+void netdev_wg_peer_remove_self(struct netdev_wireguard *wg,
+                                const uint8_t priv[WG_KEY_LEN]);
+
 /* Returns the port state of 'peer', creating it for a peer the UAPI
  * added. */
 struct netdev_wg_peer *netdev_wg_peer_of(struct wg_peer *peer);

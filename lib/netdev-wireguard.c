@@ -171,6 +171,7 @@ netdev_wg_apply_private_key(struct netdev_wireguard *wg,
     if (db_changed && cfg->has_private_key
         && (!has_cur || !wg_crypto_equal(cur, cfg->private_key,
                                          WG_KEY_LEN))) {
+        netdev_wg_peer_remove_self(wg, cfg->private_key);
         wg_device_set_private_key(wg->dev, cfg->private_key);
     } else if (db_changed && !cfg->has_private_key && has_cur) {
         wg_device_set_private_key(wg->dev, NULL);

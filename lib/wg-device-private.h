@@ -53,6 +53,10 @@ struct wg_device {
     uint64_t rekey_after_messages;      /* WG_REKEY_AFTER_MESSAGES, or a
                                          * test's lower threshold. */
 
+    /* Handshakes started for forgotten sessions in the current second. */
+    long long int forgotten_window_start_ms;
+    unsigned int forgotten_window_handshakes;
+
     /* Handshake load (see wg_device_is_under_load()). */
     bool forced_under_load;
     bool load_seen;                     /* 'last_under_load_ms' is valid. */

@@ -393,12 +393,28 @@ data_authenticated(struct wg_device *dev, struct wg_peer *peer,
     }
 }
 
+/* Counts one handshake for a forgotten session against the device-wide
+ * budget.  Returns false if the budget of this second is spent. */
+static bool
+forgotten_session_budget(struct wg_device *dev, long long int now)
+{
+    if (now - dev->forgotten_window_start_ms >= 1000) {
+        dev->forgotten_window_start_ms = now;
+        dev->forgotten_window_handshakes = 0;
+    }
+    return (dev->forgotten_window_handshakes++
+            < WG_FORGOTTEN_SESSION_HANDSHAKES_PER_SECOND);
+}
+
 /* A data message for no session of this device came from the endpoint of
  * a peer with which it has no session either: most likely the peer still
  * sends on a session this device forgot (its daemon restarted, or a key
  * changed), and would keep doing so until its own timers give up on it,
- * KEEPALIVE_TIMEOUT + REKEY_TIMEOUT (15 s) later.  A handshake now, at
- * most one per REKEY_TIMEOUT as always, replaces that session at once. */
+ * KEEPALIVE_TIMEOUT + REKEY_TIMEOUT (15 s) later.  A handshake now
+ * replaces that session at once.  The message is not authenticated, so
+ * this never happens under load, while a handshake with the peer is in
+ * flight (its retries and their give-up stay as they are), more than once
+ * per REKEY_TIMEOUT per peer, or beyond the device-wide budget. */
 static void
 handshake_for_forgotten_session(struct wg_device *dev,
                                 const struct sockaddr *src,
@@ -408,6 +424,10 @@ handshake_for_forgotten_session(struct wg_device *dev,
                                                    src_len);
 
     if (peer && !wg_noise_keypair_can_send(peer->keypairs.current, now)
+        && !wg_timers_handshake_in_flight(&peer->timers)
+        && wg_timers_initiation_allowed(&peer->timers, now)
+        && !wg_device_is_under_load(dev)
+        && forgotten_session_budget(dev, now)
         && !wg_device_send_initiation(dev, peer, false)) {
         COVERAGE_INC(wg_handshake_forgotten_session);
     }

@@ -151,6 +151,11 @@ BUILD_ASSERT_DECL(sizeof(struct wg_msg_data) == WG_MSG_DATA_HEADER_LEN);
 #define WG_MIN_INITIATION_CONSUME_INTERVAL_MS                           \
     (1000 / WG_INITIATIONS_PER_SECOND)
 
+/* Handshakes a device starts on data messages for sessions it forgot (see
+ * wg-device-rx.c), at most, all peers together: unauthenticated packets
+ * must not buy more DH work than this. */
+#define WG_FORGOTTEN_SESSION_HANDSHAKES_PER_SECOND 100
+
 /* TAI64N timestamps are rounded down to a multiple of this many nanoseconds
  * (2^24, the power of two below 1 s / INITIATIONS_PER_SECOND), so they do
  * not leak fine-grained clock readings. */

@@ -143,6 +143,12 @@ wg_timers_ephemeral_key_created(struct wg_timers *t, long long int now_ms)
 }
 
 bool
+wg_timers_handshake_in_flight(const struct wg_timers *t)
+{
+    return t->deadline_ms[WG_TIMER_RETRANSMIT_HANDSHAKE] != WG_TIMER_OFF;
+}
+
+bool
 wg_timers_initiation_allowed(const struct wg_timers *t, long long int now_ms)
 {
     return (!t->sent_any_initiation

@@ -79,6 +79,10 @@ void wg_timers_init(struct wg_timers *t);
 /* Disarms all timers (peer removal, key change). */
 void wg_timers_stop(struct wg_timers *t);
 
+/* True while an initiation of ours awaits its response (the
+ * retransmit-handshake timer is armed). */
+bool wg_timers_handshake_in_flight(const struct wg_timers *t);
+
 /* Event hooks.  Each is named after the event it follows. */
 
 /* An authenticated data packet (not a keepalive) was sent. */

@@ -66,6 +66,8 @@ struct wg_uapi_server {
     size_t n_clients;
     int timeout_ms;             /* Lifetime of a connection. */
     unsigned int n_runs;        /* wg_uapi_server_run() calls. */
+    bool trim_pending;          /* See trim_run(). */
+    long long int last_trim_ms;
 };
 
 static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 5);
@@ -236,16 +238,28 @@ out:
 
 /* Clients. */
 
-/* Called once a set request is over, gives the memory it freed back to the
- * system: the peers and prefixes it removed and the request itself
- * (hundreds of megabytes for "wg setconf" of 10,000 peers with 100 prefixes
- * each), which glibc's free() would otherwise mostly keep in the heap. */
+/* Once a set request is over, the memory it freed goes back to the system:
+ * the peers and prefixes it removed and the request itself (hundreds of
+ * megabytes for "wg setconf" of 10,000 peers with 100 prefixes each), which
+ * glibc's free() would otherwise mostly keep in the heap.  malloc_trim()
+ * walks the whole heap under the port's locks, so it runs at most once per
+ * WG_UAPI_TRIM_INTERVAL_MS: a client looping small requests cannot stall
+ * the data path with it.  A trim that must wait is pending until then. */
+#define WG_UAPI_TRIM_INTERVAL_MS 1000
+
 static void
-trim_after_set(void)
+trim_run(struct wg_uapi_server *server)
 {
+    long long int now = time_msec();
+
+    if (server->trim_pending
+        && now - server->last_trim_ms >= WG_UAPI_TRIM_INTERVAL_MS) {
+        server->trim_pending = false;
+        server->last_trim_ms = now;
 #if HAVE_DECL_MALLOC_TRIM
-    malloc_trim(0);
+        malloc_trim(0);
 #endif
+    }
 }
 
 static void
@@ -261,7 +275,8 @@ client_destroy(struct wg_uapi_server *server, struct uapi_client *c)
     wg_uapi_ds_wipe(&c->out);
     free(c);
     if (was_set) {
-        trim_after_set();
+        server->trim_pending = true;
+        trim_run(server);
     }
 }
 
@@ -408,6 +423,7 @@ wg_uapi_server_run(struct wg_uapi_server *server)
             client_destroy(server, c);
         }
     }
+    trim_run(server);
 }
 
 void
@@ -419,6 +435,10 @@ wg_uapi_server_wait(struct wg_uapi_server *server)
         return;
     }
     pstream_wait(server->pstream);
+    if (server->trim_pending) {
+        poll_timer_wait_until(server->last_trim_ms
+                              + WG_UAPI_TRIM_INTERVAL_MS);
+    }
     LIST_FOR_EACH (c, node, &server->clients) {
         stream_run_wait(c->stream);
         if (c->replying) {

@@ -583,7 +583,7 @@ WGTEST_REGISTER("device-initiation-rate", test_device_initiation_rate);
 /* A device that forgot its sessions (its daemon restarted) while the peer
  * still sends on one starts a handshake on the first such message that
  * comes from the peer's endpoint, once per REKEY_TIMEOUT; a message from
- * elsewhere, or while it has a session, starts nothing. */
+ * elsewhere, under load, or while it has a session, starts nothing. */
 static void
 test_device_forgotten_session(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
 {
@@ -612,6 +612,12 @@ test_device_forgotten_session(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     WGTEST_CHECK(wgpair_inject(&p, &m) == WG_DEVICE_DROP_UNKNOWN_INDEX);
     WGTEST_CHECK(initiations(&p, 1) == n);
     m.src = p.node[0].addr;
+
+    /* Under handshake load, unauthenticated packets start nothing. */
+    wg_device_set_under_load(p.node[1].dev, true);
+    WGTEST_CHECK(wgpair_inject(&p, &m) == WG_DEVICE_DROP_UNKNOWN_INDEX);
+    WGTEST_CHECK(initiations(&p, 1) == n);
+    wg_device_set_under_load(p.node[1].dev, false);
     WGTEST_CHECK(wgpair_inject(&p, &m) == WG_DEVICE_DROP_UNKNOWN_INDEX);
     WGTEST_CHECK(initiations(&p, 1) == n + 1);
     WGTEST_CHECK(wgpair_inject(&p, &m) == WG_DEVICE_DROP_UNKNOWN_INDEX);
