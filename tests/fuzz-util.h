@@ -22,6 +22,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include "util.h"
 
@@ -34,5 +35,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
                       #COND);                                           \
         }                                                               \
     } while (0)
+
+/* wg_device hooks for targets that need a device but not what it sends: a
+ * send hook that drops every message and a clock that stands still. */
+static inline void
+fuzz_drop_send(void *aux OVS_UNUSED, const struct sockaddr *dst OVS_UNUSED,
+               socklen_t dst_len OVS_UNUSED, const void *msg OVS_UNUSED,
+               size_t len OVS_UNUSED)
+{
+}
+
+static inline long long int
+fuzz_fixed_clock(void *aux OVS_UNUSED)
+{
+    return 1000;
+}
 
 #endif /* fuzz-util.h */

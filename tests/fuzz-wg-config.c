@@ -127,24 +127,11 @@ fuzz_remove_fixtures(void)
 }
 
 static void
-fuzz_send(void *aux OVS_UNUSED, const struct sockaddr *dst OVS_UNUSED,
-          socklen_t dst_len OVS_UNUSED, const void *msg OVS_UNUSED,
-          size_t len OVS_UNUSED)
-{
-}
-
-static long long int
-fuzz_now(void *aux OVS_UNUSED)
-{
-    return 1000;
-}
-
-static void
 fuzz_init(void)
 {
     static const struct wg_device_hooks hooks = {
-        .send = fuzz_send,
-        .now_ms = fuzz_now,
+        .send = fuzz_drop_send,
+        .now_ms = fuzz_fixed_clock,
     };
     const char *tmp = getenv("TMPDIR");
     struct bridge_l2_limits lim = { 16, 4, 16, 16384 };

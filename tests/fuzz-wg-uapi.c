@@ -73,25 +73,12 @@ static const struct wg_uapi_hooks fuzz_hooks = {
     .set_listen_port = fuzz_set_port,
 };
 
-static void
-fuzz_send(void *aux OVS_UNUSED, const struct sockaddr *dst OVS_UNUSED,
-          socklen_t dst_len OVS_UNUSED, const void *msg OVS_UNUSED,
-          size_t len OVS_UNUSED)
-{
-}
-
-static long long int
-fuzz_now(void *aux OVS_UNUSED)
-{
-    return 1000;
-}
-
 static struct wg_device *
 fuzz_device(void)
 {
     static const struct wg_device_hooks hooks = {
-        .send = fuzz_send,
-        .now_ms = fuzz_now,
+        .send = fuzz_drop_send,
+        .now_ms = fuzz_fixed_clock,
     };
 
     return wg_device_create(&hooks, NULL);
