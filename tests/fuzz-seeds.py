@@ -26,21 +26,21 @@ tests/fuzz-corpus/TARGET/.  Only the standard library is used; keys are
 fixed byte patterns (never real secrets)."""
 
 import base64
+import importlib.util
 import os
 import struct
 import sys
 
+# csum() and mac() from tests/wg-frames.py.
+_spec = importlib.util.spec_from_file_location(
+    "wg_frames",
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "wg-frames.py"))
+wg_frames = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(wg_frames)
+csum, mac = wg_frames.csum, wg_frames.mac
+
 
 # Packet builders.
-
-def csum(data):
-    if len(data) % 2:
-        data += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return (~s) & 0xffff
-
 
 def ip4(src, dst, proto, payload, ttl=64, flags=0x4000, ident=1):
     """An IPv4 packet with a valid header checksum."""
@@ -117,10 +117,6 @@ def a4(s):
 def a6(s):
     import ipaddress
     return ipaddress.IPv6Address(s).packed
-
-
-def mac(s):
-    return bytes.fromhex(s.replace(":", ""))
 
 
 def eth(dst, src, ethertype, payload, vlan=None):
