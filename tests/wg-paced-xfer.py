@@ -13,11 +13,13 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""A paced, checked TCP transfer for the fault tests and the soak command.
+"""A checked TCP transfer, paced or not, for the system tests and the soak.
 
-The fault tests break something (a daemon, an address, a key) while data
-flows, so the transfer must last longer than the fault and must say how
-long the data stopped.  This one sends random data at a fixed rate.
+The data-integrity tests send random data as fast as TCP goes and compare
+the sha256 of both ends.  The fault tests break something (a daemon, an
+address, a key) while data flows, so their transfer must last longer than
+the fault and must say how long the data stopped: they send at a fixed
+rate.
 
   recv HOST PORT [--timeout S]
       Listens on HOST:PORT, prints "listening", takes one connection and
@@ -27,8 +29,9 @@ long the data stopped.  This one sends random data at a fixed rate.
 
   send HOST PORT BYTES --rate MBYTES_PER_S [--seconds S] [--timeout S]
       Connects and sends BYTES random bytes at about the rate given (or,
-      with --seconds, whatever it can send in S seconds at that rate), then
-      waits for the receiver to close; prints "BYTES SHA256".
+      with --seconds, whatever it can send in S seconds at that rate; with
+      --rate 0, as fast as it can), then waits for the receiver to close;
+      prints "BYTES SHA256".
 
 Either side gives up (exit 1, saying why) when no progress is made for
 --timeout seconds (default 60).
@@ -88,9 +91,10 @@ def send(args):
         digest.update(data)
         sock.sendall(data)
         sent += len(data)
-        ahead = sent / (args.rate * 1e6) - (time.monotonic() - start)
-        if ahead > 0:
-            time.sleep(ahead)
+        if args.rate:
+            ahead = sent / (args.rate * 1e6) - (time.monotonic() - start)
+            if ahead > 0:
+                time.sleep(ahead)
     sock.shutdown(socket.SHUT_WR)
     sock.recv(1)                # Until the receiver closes.
     sock.close()

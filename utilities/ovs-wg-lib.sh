@@ -46,10 +46,18 @@ wgt_on() {
 }
 
 # wgt_vswitchd N: host N's ovs-vswitchd: $WGT_VSWITCHD_HN if set (host 1
-# of a mixed topology may run the DPDK build), else this project's build.
+# of a mixed topology may run the DPDK build), else the one host N last
+# started (so that a restart from another shell keeps it), else this
+# project's build.
 wgt_vswitchd() {
-    local v=WGT_VSWITCHD_H$1
-    echo "${!v:-$WG_BUILDDIR/vswitchd/ovs-vswitchd}"
+    local v=WGT_VSWITCHD_H$1 f=$WGT_DIR/h$1/vswitchd.path
+    if [ -n "${!v}" ]; then
+        echo "${!v}"
+    elif [ -s "$f" ]; then
+        cat "$f"
+    else
+        echo "$WG_BUILDDIR/vswitchd/ovs-vswitchd"
+    fi
 }
 
 # wgt_host_up N [OTHER_CONFIG...]: starts host N.  OTHER_CONFIG are
@@ -75,9 +83,12 @@ wgt_host_up() {
 # wgt_vswitchd_start N: starts host N's ovs-vswitchd (its database is
 # already up); returns once the daemon has applied the database.
 wgt_vswitchd_start() {
+    local bin
+    bin=$(wgt_vswitchd $1)
+    echo "$bin" > "$WGT_DIR/h$1/vswitchd.path"
     ip netns exec $WGT_PREFIX-h$1 env -u OVSWG_UAPI_DIR $(wgt_env $1) \
-        "$(wgt_vswitchd $1)" --detach --no-chdir --pidfile \
-        --log-file -vconsole:off 2>/dev/null
+        "$bin" --detach --no-chdir --pidfile --log-file -vconsole:off \
+        2>/dev/null
 }
 
 # wgt_vswitchd_kill N: kills host N's ovs-vswitchd with SIGKILL (a crash,
