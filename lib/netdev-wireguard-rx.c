@@ -128,6 +128,17 @@ netdev_wg_count_rx_drop(struct netdev_wireguard *wg, enum wg_device_rx rx)
     }
 }
 
+#ifdef DPDK_NETDEV
+/* The largest frame we coalesce must fit the external buffer that OVS 3.1's
+ * netdev-dpdk attaches when it copies our packet into an mbuf: headroom,
+ * data, shared info and a pointer, rounded up to a pointer's size, within
+ * UINT16_MAX (dpdk_pktmbuf_attach_extbuf()). */
+BUILD_ASSERT_DECL(ROUND_UP(RTE_PKTMBUF_HEADROOM + NETDEV_WG_FRAME_MAX
+                           + sizeof(struct rte_mbuf_ext_shared_info)
+                           + sizeof(uintptr_t), sizeof(uintptr_t))
+                  <= UINT16_MAX);
+#endif
+
 /* pkt_gro_grow_func: moves a run's head into a dp_packet with room for a
  * whole super-packet. */
 static bool
