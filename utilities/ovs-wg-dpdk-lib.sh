@@ -48,6 +48,7 @@ wgt_dpdk_hugepages() {
         mount -t hugetlbfs none /dev/hugepages || return 1
         echo "mounted hugetlbfs on /dev/hugepages"
     fi
+    echo "hugepages: $free of $(cat /proc/sys/vm/nr_hugepages) free (2 MB)"
 }
 
 # wgt_dpdk_host_up N [OTHER_CONFIG...]: starts host N on the DPDK build

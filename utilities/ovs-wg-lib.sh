@@ -24,7 +24,8 @@
 # Variables the caller sets: WGT_PREFIX (names, default ovswg), WGT_DIR
 # (state directory), OVS_BUILDDIR (pinned OVS build), WG_BUILDDIR (this
 # project's build), optionally WGT_KEEP_DIR (non-empty: wgt_stop leaves
-# WGT_DIR and its logs in place, as the system tests want).
+# WGT_DIR and its logs in place, as the system tests want, but not the VMs'
+# disk images).
 
 : "${WGT_PREFIX:=ovswg}"
 : "${WGT_DIR:=/tmp/$WGT_PREFIX}"
@@ -181,6 +182,8 @@ wgt_stop() {
     done
     if [ -z "${WGT_KEEP_DIR:-}" ]; then
         rm -rf "$WGT_DIR"
+    else
+        rm -f "$WGT_DIR"/vm-*/*.img     # VM disks: up to 512 MB each
     fi
     rm -f /var/run/wireguard/$WGT_PREFIX*.sock
     rm -rf /var/run/dpdk/$WGT_PREFIX-h*     # DPDK's run files (--file-prefix)

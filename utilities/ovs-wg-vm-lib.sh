@@ -151,7 +151,8 @@ wgt_vm_vhost_user() {
 # route (comma-separated PREFIX@GATEWAY), offload (ethtool -K settings as
 # K:V,...), features (tso, rx-notso or notso; default tso), disk (MBYTES:
 # disks for wgt_vm_xfer, see wgt_vm_disks), backend (tap, the default, or
-# vhost-user on an OVS-DPDK host).
+# vhost-user on an OVS-DPDK host), run (a shell command the guest's init
+# runs once before it says it is ready, its output on the console).
 wgt_vm_start() {
     local n=$1 name=$2 hns=$WGT_PREFIX-h$1 dir=$WGT_DIR/vm-$2
     local mtu=1420 features=tso append="wgvm.name=$2" kv mac disk=
@@ -171,6 +172,8 @@ wgt_vm_start() {
                     disk="-drive file=$dir/src.img,format=raw,if=virtio,readonly=on
                           -drive file=$dir/dst.img,format=raw,if=virtio,cache=unsafe" ;;
             ip=*|route=*|offload=*) append="$append wgvm.$kv" ;;
+            run=*) append="$append wgvm.run=$(printf '%s\n' "${kv#*=}" \
+                                                | base64 -w0)" ;;
             *) echo "wgt_vm_start: unknown key $kv" >&2; return 1 ;;
         esac
     done
