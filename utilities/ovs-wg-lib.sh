@@ -52,7 +52,7 @@ wgt_on() {
 # project's build.
 wgt_vswitchd() {
     local v=WGT_VSWITCHD_H$1 f=$WGT_DIR/h$1/vswitchd.path
-    if [ -n "${!v}" ]; then
+    if [ -n "${!v:-}" ]; then
         echo "${!v}"
     elif [ -s "$f" ]; then
         cat "$f"
