@@ -27,6 +27,7 @@
 #include "dp-packet.h"
 #include "hash.h"
 #include "openvswitch/vlog.h"
+#include "ovs-compat.h"
 #include "pkt-ip.h"
 #include "util.h"
 
@@ -474,7 +475,7 @@ bridge_l2_compose_ns(const struct bridge_l2 *l2, const struct in6_addr *src,
 {
     struct dp_packet *pkt = dp_packet_new(BRIDGE_L2_ND_FRAME_MAX);
 
-    compose_nd_ns(pkt, l2->mac, src, target);
+    ovs_compat_compose_nd_ns(pkt, l2->mac, src, target);
     if (unicast) {
         /* Readdressed with the checksum updated to match. */
         struct eth_header *eth = dp_packet_eth(pkt);

@@ -21,6 +21,7 @@
 #include "dp-packet.h"
 #include "netdev-wireguard-private.h"
 #include "openvswitch/vlog.h"
+#include "ovs-compat.h"
 #include "timeval.h"
 #include "util.h"
 
@@ -115,16 +116,11 @@ netdev_wg_bridge_push(struct netdev_wireguard *wg, struct dp_packet *pkt)
 }
 
 void
-netdev_wg_bridge_set_offload(struct dp_packet *pkt, uint64_t meta)
+netdev_wg_bridge_set_offload(struct dp_packet *pkt, uint64_t meta,
+                             uint16_t segsz)
 {
     if (meta & NETDEV_WG_META_TSO) {
-        dp_packet_hwol_set_tcp_seg(pkt);
-        dp_packet_hwol_set_csum_tcp(pkt);
-        if (meta & NETDEV_WG_META_IPV6) {
-            dp_packet_hwol_set_tx_ipv6(pkt);
-        } else {
-            dp_packet_hwol_set_tx_ipv4(pkt);
-        }
+        ovs_compat_pkt_set_tso(pkt, meta & NETDEV_WG_META_IPV6, segsz);
     }
 }
 

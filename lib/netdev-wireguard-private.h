@@ -273,8 +273,10 @@ void netdev_wg_bridge_destroy(struct netdev_wireguard *wg);
 void netdev_wg_bridge_push(struct netdev_wireguard *wg,
                            struct dp_packet *pkt);
 
-/* Marks 'pkt' with offload 'meta' (NETDEV_WG_META_*). */
-void netdev_wg_bridge_set_offload(struct dp_packet *pkt, uint64_t meta);
+/* Marks 'pkt' with offload 'meta' (NETDEV_WG_META_*); a super-packet is
+ * to be cut into 'segsz' payload bytes per segment. */
+void netdev_wg_bridge_set_offload(struct dp_packet *pkt, uint64_t meta,
+                                  uint16_t segsz);
 
 /* Queues a copy of the Ethernet frame 'frame'. */
 void netdev_wg_bridge_frame(struct netdev_wireguard *wg, const void *frame,

@@ -24,6 +24,7 @@
 #include "dp-packet.h"
 #include "netdev-wireguard-private.h"
 #include "openvswitch/vlog.h"
+#include "ovs-compat.h"
 #include "pkt-gro.h"
 #include "timeval.h"
 #include "util.h"
@@ -85,11 +86,13 @@ netdev_wg_rx_destroy(struct netdev_wireguard *wg)
 
 /* Inner packets to the bridge. */
 
-/* Hands the inner packet 'ip' to the bridge.  'owner', if nonnull, is a
- * dp_packet whose data is 'ip' (from coalescing) and is consumed. */
+/* Hands the inner packet 'ip' to the bridge, with offload 'meta' and, for a
+ * super-packet, its segments' payload size 'segsz'.  'owner', if nonnull,
+ * is a dp_packet whose data is 'ip' (from coalescing) and is consumed. */
 static void
 netdev_wg_rx_to_bridge(struct netdev_wireguard *wg, const uint8_t *ip,
-                       size_t len, uint64_t meta, struct dp_packet *owner)
+                       size_t len, uint64_t meta, uint16_t segsz,
+                       struct dp_packet *owner)
 {
     struct dp_packet *pkt = owner;
     struct bridge_l2_ingress in;
@@ -99,7 +102,7 @@ netdev_wg_rx_to_bridge(struct netdev_wireguard *wg, const uint8_t *ip,
         pkt = dp_packet_clone_data_with_headroom(ip, len,
                                                  NETDEV_WG_RX_HEADROOM);
     }
-    netdev_wg_bridge_set_offload(pkt, meta);
+    netdev_wg_bridge_set_offload(pkt, meta, segsz);
     action = bridge_l2_to_bridge(wg->l2, pkt, time_msec(), &in);
     if (in.solicit) {
         netdev_wg_bridge_push(wg, in.solicit);
@@ -193,7 +196,8 @@ netdev_wg_rx_deliver(struct netdev_wireguard *wg, size_t n)
                 dp_packet_set_size(wg->rx_owner[i], g->len);
             }
         }
-        netdev_wg_rx_to_bridge(wg, g->data, g->len, meta, wg->rx_owner[i]);
+        netdev_wg_rx_to_bridge(wg, g->data, g->len, meta, g->gso_size,
+                               wg->rx_owner[i]);
     }
 }
 
@@ -282,7 +286,7 @@ netdev_wg_rx_recv(struct netdev_wireguard *wg, struct dp_packet_batch *batch)
         netdev_wg_sock_flush(wg);
         wg_device_clock_thaw(wg->dev);
     }
-    dp_packet_batch_init(batch);
+    ovs_compat_batch_clear(batch);
     while (dp_packet_batch_size(batch) < NETDEV_MAX_BURST
            && (pkt = netdev_wg_ring_pop(&wg->to_bridge))) {
         dp_packet_batch_add(batch, pkt);

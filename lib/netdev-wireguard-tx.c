@@ -21,6 +21,7 @@
 #include "dp-packet.h"
 #include "netdev-wireguard-private.h"
 #include "openvswitch/vlog.h"
+#include "ovs-compat.h"
 #include "pkt-csum.h"
 #include "pkt-gso.h"
 #include "pkt-mtu.h"
@@ -147,11 +148,24 @@ netdev_wg_send_one(struct netdev_wireguard *wg, struct wg_peer *peer,
     }
 }
 
-/* Cuts the TSO super-packet 'inner' into MTU-sized segments straight into
+/* Returns the TCP payload bytes per segment for super-packet 'info': what
+ * fits the inner MTU, or less if the guest asked for less ('guest_mss', 0
+ * if unknown). */
+static size_t
+netdev_wg_tx_mss(const struct netdev_wireguard *wg,
+                 const struct pkt_ip_info *info, uint16_t guest_mss)
+{
+    size_t mss = pkt_gso_mss_for_mtu(info, wg->mtu);
+
+    return guest_mss && guest_mss < mss ? guest_mss : mss;
+}
+
+/* Cuts the TSO super-packet 'inner' into segments of at most the inner MTU
+ * (and of the guest's segment size 'guest_mss', if known) straight into
  * message slots, then encrypts each one. */
 static void
 netdev_wg_send_super(struct netdev_wireguard *wg, struct wg_peer *peer,
-                     const void *inner, size_t len)
+                     const void *inner, size_t len, uint16_t guest_mss)
 {
     struct pkt_gso_slot slots[NETDEV_WG_TX_SLOTS];
     struct pkt_gso_params params;
@@ -164,7 +178,7 @@ netdev_wg_send_super(struct netdev_wireguard *wg, struct wg_peer *peer,
         netdev_wg_tx_error(wg, "a super-packet could not be parsed");
         return;
     }
-    params.mss = pkt_gso_mss_for_mtu(&info, wg->mtu);
+    params.mss = netdev_wg_tx_mss(wg, &info, guest_mss);
     params.headroom = WG_DEVICE_HEADROOM;
     params.tailroom = WG_DEVICE_TAILROOM;
     n_slots = pkt_gso_n_segs(&info, params.mss ? params.mss : 1);
@@ -269,13 +283,14 @@ netdev_wg_tx_inner(struct netdev_wireguard *wg, struct wg_peer *peer,
         wg_device_peer_initiate(wg->dev, peer);
         return;
     }
-    if (dp_packet_hwol_is_tso(pkt) && len > wg->mtu) {
-        netdev_wg_send_super(wg, peer, inner, len);
+    if (ovs_compat_pkt_is_tso(pkt) && len > wg->mtu) {
+        netdev_wg_send_super(wg, peer, inner, len,
+                             ovs_compat_pkt_tso_segsz(pkt));
     } else if (len > wg->mtu) {
         netdev_wg_send_fragments(wg, peer, inner, len);
     } else {
         netdev_wg_send_one(wg, peer, inner, len,
-                           dp_packet_hwol_tx_l4_checksum(pkt));
+                           ovs_compat_pkt_l4_csum_partial(pkt));
     }
     dp_packet_delete(pkt);
 }
@@ -340,7 +355,7 @@ netdev_wg_tx_frame(struct netdev_wireguard *wg, struct dp_packet *pkt)
         if (!peer) {
             COVERAGE_INC(wg_tx_no_route);
             netdev_wg_tx_drop(wg, "no peer allows the destination");
-        } else if ((dp_packet_hwol_is_tso(pkt) && wg->tso)
+        } else if ((ovs_compat_pkt_is_tso(pkt) && wg->tso)
                    || netdev_wg_check_mtu(wg, pkt, &eg)) {
             dp_packet_pull(pkt, eg.l3_ofs);
             dp_packet_set_size(pkt, eg.l3_len);
@@ -366,7 +381,7 @@ netdev_wg_tx_send(struct netdev_wireguard *wg, struct dp_packet_batch *batch)
     DP_PACKET_BATCH_FOR_EACH (i, pkt, batch) {
         netdev_wg_tx_frame(wg, pkt);
     }
-    dp_packet_batch_init(batch);
+    ovs_compat_batch_clear(batch);
     netdev_wg_sock_flush(wg);
     wg_device_clock_thaw(wg->dev);
 }

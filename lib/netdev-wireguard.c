@@ -29,6 +29,7 @@
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/poll-loop.h"
 #include "openvswitch/vlog.h"
+#include "ovs-compat.h"
 #include "ovs-thread.h"
 #include "smap.h"
 #include "timeval.h"
@@ -187,10 +188,7 @@ static void
 netdev_wg_apply_offloads(struct netdev_wireguard *wg)
 {
     if (userspace_tso_enabled() && !wg->tso) {
-        wg->up.ol_flags |= NETDEV_TX_OFFLOAD_TCP_TSO
-                           | NETDEV_TX_OFFLOAD_TCP_CKSUM
-                           | NETDEV_TX_OFFLOAD_UDP_CKSUM
-                           | NETDEV_TX_OFFLOAD_SCTP_CKSUM;
+        ovs_compat_netdev_set_tso(&wg->up);
         wg->tso = true;
         netdev_change_seq_changed(&wg->up);
     }

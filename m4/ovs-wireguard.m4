@@ -16,12 +16,14 @@ dnl OVSWG_CHECK_OVS
 dnl
 dnl Locates the Open vSwitch source tree (--with-ovs-source) and its finished
 dnl build (--with-ovs-build, defaults to the source tree), checks that they
-dnl are Open vSwitch 3.1.x, and sets OVS_SRCDIR, OVS_BUILDDIR, OVS_CPPFLAGS,
-dnl OVS_LIBS and OVS_VSWITCHD_OBJS.
+dnl are a supported Open vSwitch line (OVSWG_OVS_LINES), and sets OVS_SRCDIR,
+dnl OVS_BUILDDIR, OVS_VERSION, OVS_CPPFLAGS, OVS_LIBS and OVS_VSWITCHD_OBJS.
+dnl What differs between the lines is found by OVSWG_CHECK_OVS_API.
 AC_DEFUN([OVSWG_CHECK_OVS], [
   AC_ARG_WITH([ovs-source],
     [AS_HELP_STRING([--with-ovs-source=DIR],
-                    [Open vSwitch 3.1.x source tree (required)])],
+                    [Open vSwitch source tree (required; 3.1, 3.3, 3.5,
+                     3.6, 3.7 or 4.0)])],
     [OVS_SRCDIR=`cd "$withval" 2>/dev/null && pwd`],
     [OVS_SRCDIR=])
   AC_ARG_WITH([ovs-build],
@@ -32,7 +34,7 @@ AC_DEFUN([OVSWG_CHECK_OVS], [
 
   AS_IF([test -z "$OVS_SRCDIR"],
     [AC_MSG_ERROR([--with-ovs-source=DIR is required and must exist (an
-Open vSwitch 3.1.x source tree; ./quickstart fills it in for you)])])
+Open vSwitch source tree; ./quickstart fills it in for you)])])
   AS_IF([test ! -f "$OVS_SRCDIR/lib/netdev-provider.h" ||
          test ! -f "$OVS_SRCDIR/vswitchd/bridge.c"],
     [AC_MSG_ERROR([$OVS_SRCDIR does not look like an Open vSwitch source tree
@@ -46,10 +48,12 @@ missing) in '$OVS_BUILDDIR'])])
                "$OVS_BUILDDIR/config.h"`
   AC_MSG_RESULT([$ovs_version])
   case $ovs_version in
-    3.1.*) ;;
-    *) AC_MSG_ERROR([Open vSwitch 3.1.x is required, found '$ovs_version' in
-$OVS_BUILDDIR]) ;;
+    3.1.*|3.3.*|3.5.*|3.6.*|3.7.*|4.0.*) ;;
+    *) AC_MSG_ERROR([Open vSwitch '$ovs_version' in $OVS_BUILDDIR is not
+supported: use 3.1.x, 3.3.x, 3.5.x, 3.6.x, 3.7.x or 4.0.x]) ;;
   esac
+  OVS_VERSION=$ovs_version
+  AC_SUBST([OVS_VERSION])
 
   AC_MSG_CHECKING([for a finished Open vSwitch build])
   ovs_missing=
@@ -98,6 +102,60 @@ $OVS_BUILDDIR]) ;;
   AC_SUBST([OVS_VSWITCHD_OBJS])
   AC_SUBST([OVS_DPDK_LIBS])
   AC_SUBST([OVS_DPDK_LDFLAGS])
+])
+
+dnl OVSWG_OVS_API_CHECK(MACRO, DESCRIPTION, BODY)
+dnl
+dnl Compiles BODY against the Open vSwitch headers (dp-packet.h and
+dnl netdev-provider.h included) and, if it compiles, adds -DMACRO=1 to
+dnl OVSWG_COMPAT_CPPFLAGS.  Only lib/ovs-compat.h may test MACRO.
+AC_DEFUN([OVSWG_OVS_API_CHECK], [
+  AC_MSG_CHECKING([whether Open vSwitch has $2])
+  AC_COMPILE_IFELSE(
+    [AC_LANG_PROGRAM([[#include <config.h>
+#include "dp-packet.h"
+#include "netdev-provider.h"
+]], [[$3]])],
+    [AC_MSG_RESULT([yes])
+     OVSWG_COMPAT_CPPFLAGS="$OVSWG_COMPAT_CPPFLAGS -D$1=1"],
+    [AC_MSG_RESULT([no])])
+])
+
+dnl OVSWG_CHECK_OVS_API
+dnl
+dnl What differs between the supported Open vSwitch lines, found by
+dnl compiling against the tree rather than by its version number.  The
+dnl macros are tested only in lib/ovs-compat.h (the layering check says so).
+AC_DEFUN([OVSWG_CHECK_OVS_API], [
+  OVSWG_COMPAT_CPPFLAGS=
+  save_CPPFLAGS=$CPPFLAGS
+  CPPFLAGS="$CPPFLAGS $OVS_CPPFLAGS"
+  dnl 3.3+: the guest's TCP segment size travels with the packet.
+  OVSWG_OVS_API_CHECK([OVSWG_OVS_TSO_SEGSZ],
+    [a per-packet TSO segment size],
+    [(void) &dp_packet_get_tso_segsz;])
+  dnl Up to 3.5: offload requests are 'ol_flags' behind dp_packet_hwol_*().
+  OVSWG_OVS_API_CHECK([OVSWG_OVS_HWOL],
+    [dp_packet_hwol_*() offload flags],
+    [(void) &dp_packet_hwol_is_tso;])
+  dnl 3.6+: checksum state per layer (good, bad, partial, unknown).
+  OVSWG_OVS_API_CHECK([OVSWG_OVS_CSUM_STATE],
+    [per-layer checksum states],
+    [(void) &dp_packet_l4_checksum_set_partial;])
+  dnl 4.0: compose_nd_ns() can address a unicast neighbor.
+  OVSWG_OVS_API_CHECK([OVSWG_OVS_ND_NS_UNICAST],
+    [compose_nd_ns() with a unicast choice],
+    [compose_nd_ns(NULL, true, eth_addr_zero, eth_addr_zero, NULL, NULL);])
+  dnl 4.0: batches grow; the caller owns the array, a callee only resets.
+  OVSWG_OVS_API_CHECK([OVSWG_OVS_BATCH_RESET],
+    [dp_packet_batch_reset()],
+    [(void) &dp_packet_batch_reset;])
+  CPPFLAGS=$save_CPPFLAGS
+  AS_IF([echo "$OVSWG_COMPAT_CPPFLAGS" | grep -q 'OVSWG_OVS_HWOL\|OVSWG_OVS_CSUM_STATE'],
+    [], [AC_MSG_ERROR([Open vSwitch $OVS_VERSION has neither the
+dp_packet_hwol_*() nor the per-layer checksum API; supported lines: 3.1.x,
+3.3.x, 3.5.x, 3.6.x, 3.7.x, 4.0.x])])
+  AC_SUBST([OVSWG_COMPAT_CPPFLAGS])
 ])
 
 dnl OVSWG_CHECK_CRYPTO_LIBS

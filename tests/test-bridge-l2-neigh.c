@@ -25,6 +25,7 @@
 
 #include "csum.h"
 #include "dp-packet.h"
+#include "ovs-compat.h"
 #include "util.h"
 #include "wgtest.h"
 
@@ -178,7 +179,7 @@ check_pop(struct bridge_l2 *l2, const char *src, const char *dst,
 
     WGTEST_CHECK(pkt);
     eth = dp_packet_data(pkt);
-    WGTEST_CHECK(dp_packet_hwol_is_tso(pkt));   /* The caller's marks. */
+    WGTEST_CHECK(ovs_compat_pkt_is_tso(pkt));   /* The caller's marks. */
     WGTEST_CHECK(dp_packet_size(pkt) == ETH_HEADER_LEN + len);
     WGTEST_CHECK(eth_addr_equals(eth->eth_dst, mac));
     WGTEST_CHECK(eth_addr_equals(eth->eth_src, port_mac));

@@ -25,6 +25,7 @@
 
 #include "csum.h"
 #include "dp-packet.h"
+#include "ovs-compat.h"
 #include "util.h"
 #include "wgtest.h"
 
@@ -233,7 +234,7 @@ l2t_to_bridge_data(struct bridge_l2 *l2, const void *ip, size_t len,
     struct dp_packet *pkt = dp_packet_clone_data(ip, len);
     enum bridge_l2_in_action action;
 
-    dp_packet_hwol_set_tcp_seg(pkt);
+    ovs_compat_pkt_set_tso(pkt, false, 1000);
     action = bridge_l2_to_bridge(l2, pkt, now, out);
     if (action != BRIDGE_L2_IN_QUEUED) {
         dp_packet_delete(pkt);
