@@ -151,6 +151,11 @@ AC_DEFUN([OVSWG_CHECK_OVS_API], [
     [dp_packet_batch_reset()],
     [(void) &dp_packet_batch_reset;])
   CPPFLAGS=$save_CPPFLAGS
+  dnl For the tests: whether netdev_send() segments a TSO packet in software
+  dnl for a port without TSO (with the segment size, 3.3+) or drops it.
+  AS_CASE([$OVSWG_COMPAT_CPPFLAGS], [*OVSWG_OVS_TSO_SEGSZ*],
+    [OVS_SOFTWARE_GSO=yes], [OVS_SOFTWARE_GSO=no])
+  AC_SUBST([OVS_SOFTWARE_GSO])
   AS_IF([echo "$OVSWG_COMPAT_CPPFLAGS" | grep -q 'OVSWG_OVS_HWOL\|OVSWG_OVS_CSUM_STATE'],
     [], [AC_MSG_ERROR([Open vSwitch $OVS_VERSION has neither the
 dp_packet_hwol_*() nor the per-layer checksum API; supported lines: 3.1.x,

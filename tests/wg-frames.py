@@ -22,6 +22,13 @@ usage: wg-frames.py KIND ARG...
   udp4 SRC_MAC DST_MAC SRC_IP DST_IP PAYLOAD_HEX
   udp4-nodf SRC_MAC DST_MAC SRC_IP DST_IP PAYLOAD_HEX  (DF clear)
   udp6 SRC_MAC DST_MAC SRC_IP6 DST_IP6 PAYLOAD_HEX
+  tcp4-run SRC_MAC DST_MAC SRC_IP DST_IP N LEN
+      N consecutive TCP segments of one flow, LEN payload bytes each, ACK
+      only, one frame per line (what a sender's segmentation produces)
+  tcp4-check                    (reads frames as hex, one per line)
+      checks that the TCP/IPv4 frames on stdin have correct IP and TCP
+      checksums and consecutive sequence numbers; prints "N segments,
+      payload bytes per segment: SIZES, PAYLOAD-DIGEST" or fails
 """
 
 import ipaddress
@@ -50,8 +57,8 @@ def arp(op, sha, spa, tha, tpa):
     return struct.pack("!HHBBH", 1, 0x0800, 6, 4, op) + sha + spa + tha + tpa
 
 
-def ipv4(src, dst, proto, payload, df=True):
-    hdr = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(payload), 1,
+def ipv4(src, dst, proto, payload, df=True, ip_id=1):
+    hdr = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(payload), ip_id,
                       0x4000 if df else 0, 64, proto, 0, src, dst)
     hdr = hdr[:10] + struct.pack("!H", csum(hdr)) + hdr[12:]
     return hdr + payload
@@ -69,6 +76,53 @@ def udp(src, dst, payload, pseudo):
     return hdr[:6] + struct.pack("!H", c) + payload
 
 
+def tcp4_segment(src, dst, seq, payload):
+    hdr = struct.pack("!HHIIBBHHH", 40000, 5001, seq, 1, 5 << 4, 0x10,
+                      65535, 0, 0)
+    pseudo = src + dst + struct.pack("!BBH", 0, 6, len(hdr) + len(payload))
+    c = csum(pseudo + hdr + payload)
+    return hdr[:16] + struct.pack("!H", c) + hdr[18:] + payload
+
+
+def tcp4_run(src_mac, dst_mac, src, dst, n, size):
+    frames = []
+    for i in range(n):
+        payload = bytes((i * size + j) % 251 for j in range(size))
+        seg = tcp4_segment(src, dst, 1000 + i * size, payload)
+        frames.append(eth(dst_mac, src_mac, 0x0800,
+                          ipv4(src, dst, 6, seg, ip_id=100 + i)))
+    return frames
+
+
+def tcp4_check(lines):
+    """Checks the TCP/IPv4 frames in 'lines' (hex); returns a summary."""
+    import hashlib
+    sizes, digest, next_seq = [], hashlib.sha256(), None
+    for line in lines:
+        f = bytes.fromhex(line.strip())
+        ip = f[14:]
+        ihl = (ip[0] & 15) * 4
+        total = struct.unpack("!H", ip[2:4])[0]
+        if struct.unpack("!H", f[12:14])[0] != 0x0800 or ip[9] != 6:
+            continue
+        if csum(ip[:ihl]):
+            raise ValueError("bad IPv4 header checksum")
+        tcp = ip[ihl:total]
+        pseudo = ip[12:20] + struct.pack("!BBH", 0, 6, len(tcp))
+        if csum(pseudo + tcp):
+            raise ValueError("bad TCP checksum")
+        seq = struct.unpack("!I", tcp[4:8])[0]
+        payload = tcp[(tcp[12] >> 4) * 4:]
+        if next_seq is not None and seq != next_seq:
+            raise ValueError("sequence %d, expected %d" % (seq, next_seq))
+        next_seq = seq + len(payload)
+        sizes.append(len(payload))
+        digest.update(payload)
+    return "%d segments, payload bytes per segment: %s, %s" % (
+        len(sizes), " ".join(sorted(set(map(str, sizes)))),
+        digest.hexdigest()[:16])
+
+
 def ip4(s):
     return ipaddress.IPv4Address(s).packed
 
@@ -80,6 +134,18 @@ def ip6(s):
 def main(argv):
     kind, args = argv[1], argv[2:]
     bcast = mac("ff:ff:ff:ff:ff:ff")
+    if kind == "tcp4-run":
+        for f in tcp4_run(mac(args[0]), mac(args[1]), ip4(args[2]),
+                          ip4(args[3]), int(args[4]), int(args[5])):
+            print(f.hex())
+        return 0
+    if kind == "tcp4-check":
+        try:
+            print(tcp4_check(sys.stdin))
+        except ValueError as e:
+            print("tcp4-check: %s" % e)
+            return 1
+        return 0
     if kind == "arp-request":
         f = eth(bcast, mac(args[0]), 0x0806,
                 arp(1, mac(args[0]), ip4(args[1]), bytes(6), ip4(args[2])))
