@@ -114,12 +114,15 @@ wg_aead_ipsecmb_arch(void)
         return "AVX512";
     case IMB_ARCH_AVX2:
         return "AVX2";
-    case IMB_ARCH_AVX:
-        return "AVX";
     case IMB_ARCH_SSE:
         return "SSE";
+#if IMB_VERSION_NUM < IMB_VERSION(2, 0, 0)
+    /* intel-ipsec-mb 2.0 (Debian 13) dropped its AVX and no-AES-NI code. */
+    case IMB_ARCH_AVX:
+        return "AVX";
     case IMB_ARCH_NOAESNI:
         return "no AESNI";
+#endif
     default:
         return "unavailable";
     }
