@@ -88,8 +88,14 @@ struct udp_batch_tx {
     union udp_batch_tx_cmsg *cmsgs; /* [max] */
 };
 
+#ifdef WG_TEST_HOOKS
 int (*udp_batch_sendmmsg_hook)(int fd, struct mmsghdr *msgs,
                                unsigned int n, int flags);
+#define UDP_BATCH_SENDMMSG (udp_batch_sendmmsg_hook ? udp_batch_sendmmsg_hook \
+                            : sendmmsg)
+#else
+#define UDP_BATCH_SENDMMSG sendmmsg
+#endif
 
 static struct vlog_rate_limit gso_rl = VLOG_RATE_LIMIT_INIT(1, 5);
 static struct vlog_rate_limit err_rl = VLOG_RATE_LIMIT_INIT(5, 20);
@@ -613,8 +619,7 @@ tx_send_mmsg(struct udp_batch_sock *sock, struct udp_batch_tx *tx,
         int retval;
 
         d->tx_calls++;
-        retval = (udp_batch_sendmmsg_hook ? udp_batch_sendmmsg_hook
-                  : sendmmsg)(sock->fd, &tx->mmsg[k], n_mmsg - k, 0);
+        retval = UDP_BATCH_SENDMMSG(sock->fd, &tx->mmsg[k], n_mmsg - k, 0);
         if (retval > 0) {
             for (int j = 0; j < retval; j++) {
                 tx_account_sent(&tx->spans[k + j], d);
