@@ -37,14 +37,9 @@
 #include "util.h"
 #include "wg-crypto-selftest.h"
 #include "wg-device.h"
+#include "wg-test-hooks.h"
 
 VLOG_DEFINE_THIS_MODULE(netdev_wireguard);
-
-/* Test hook: when this variable holds a positive number N at start-up,
- * every session rekeys after N messages sent instead of REKEY_AFTER_MESSAGES,
- * so that tests see rekeys under traffic within seconds. */
-#define NETDEV_WG_REKEY_ENV "OVS_WIREGUARD_TEST_REKEY_AFTER_MESSAGES"
-static unsigned long long int netdev_wg_test_rekey_after;
 
 COVERAGE_DEFINE(wg_config_peer_error);
 
@@ -112,10 +107,12 @@ netdev_wireguard_construct(struct netdev *netdev)
     smap_init(&wg->uapi_removed);
     wg->dev = wg_device_create(&hooks, wg);
     wg_device_set_mtu(wg->dev, wg->mtu);
-    if (netdev_wg_test_rekey_after) {
-        wg_device_set_rekey_after_messages_for_test(
-            wg->dev, netdev_wg_test_rekey_after);
+#ifdef WG_TEST_HOOKS
+    if (wg_test_rekey_after()) {
+        wg_device_set_rekey_after_messages_for_test(wg->dev,
+                                                    wg_test_rekey_after());
     }
+#endif
     netdev_wg_bridge_init(wg);
     netdev_wg_sock_init(wg);
     netdev_wg_rx_init(wg);
@@ -235,11 +232,6 @@ netdev_wg_log_peer_errors(const struct netdev_wireguard *wg,
         }
     }
 }
-
-/* Test hook: when this variable is set at start-up, the daemon's data-path
- * AEAD is broken on purpose (wg_crypto_break_aead_for_test()), so that the
- * test suite can watch the self-test refuse every wireguard port. */
-#define NETDEV_WG_BREAK_AEAD_ENV "OVS_WIREGUARD_TEST_BREAK_AEAD"
 
 /* The data-path ChaCha20-Poly1305 backend, when this variable names one
  * ("openssl" or "ipsec-mb"); otherwise the best this build and CPU have. */
@@ -611,24 +603,6 @@ const struct netdev_class netdev_wireguard_class = {
     .rxq_wait = netdev_wireguard_rxq_wait,
 };
 
-/* Applies NETDEV_WG_REKEY_ENV's value 'value' (if nonnull). */
-static void
-netdev_wg_read_rekey_env(const char *value)
-{
-    unsigned long long int n;
-
-    if (!value) {
-        return;
-    } else if (str_to_ullong(value, 10, &n) && n > 0) {
-        netdev_wg_test_rekey_after = n;
-        VLOG_WARN("%s=%llu: test hook, sessions rekey after %llu messages",
-                  NETDEV_WG_REKEY_ENV, n, n);
-    } else {
-        VLOG_WARN("%s=%s: not a positive number, ignored",
-                  NETDEV_WG_REKEY_ENV, value);
-    }
-}
-
 void
 netdev_wireguard_register(void)
 {
@@ -643,10 +617,7 @@ netdev_wireguard_register(void)
         if (!netdev_wg_choose_aead(aead)) {
             netdev_wg_bad_aead_env = aead;
         }
-        if (getenv(NETDEV_WG_BREAK_AEAD_ENV)) {
-            wg_crypto_break_aead_for_test();
-        }
-        netdev_wg_read_rekey_env(getenv(NETDEV_WG_REKEY_ENV));
+        wg_test_hooks_read_env();      /* Test builds only. */
         netdev_register_provider(&netdev_wireguard_class);
         netdev_wg_appctl_register();
         ovsthread_once_done(&once);

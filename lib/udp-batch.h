@@ -189,10 +189,13 @@ size_t udp_batch_gso_run(const struct udp_batch_msg *msgs, size_t n);
 bool udp_batch_addr_equal(const union udp_batch_addr *a,
                           const union udp_batch_addr *b);
 
-/* For tests only: when nonnull, called in place of sendmmsg(), with its
- * arguments, so that a test can make the kernel "fail". */
+#ifdef WG_TEST_HOOKS
+/* Test builds only (wg-test-hooks.h): when nonnull, called in place of
+ * sendmmsg(), with its arguments, so that a test can make the kernel
+ * "fail".  The shipped library calls sendmmsg() directly. */
 extern int (*udp_batch_sendmmsg_hook)(int fd, struct mmsghdr *msgs,
                                       unsigned int n, int flags);
+#endif
 
 /* Receiving. */
 

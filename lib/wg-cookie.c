@@ -23,11 +23,11 @@
 #include "util.h"
 
 /* key = HASH(label || pub). */
-static void
+static bool
 derive_key(uint8_t key[WG_KEY_LEN], const char *label,
            const uint8_t pub[WG_KEY_LEN])
 {
-    wg_crypto_hash(key, label, strlen(label), pub, WG_KEY_LEN);
+    return wg_crypto_hash(key, label, strlen(label), pub, WG_KEY_LEN);
 }
 
 static struct wg_msg_macs *
@@ -38,19 +38,19 @@ msg_macs(void *msg, size_t len)
 }
 
 /* MAC(key, msg[0:mac1]) and MAC(key, msg[0:mac2]). */
-static void
+static bool
 compute_mac1(uint8_t out[WG_MAC_LEN], const uint8_t key[WG_KEY_LEN],
              const void *msg, size_t len)
 {
-    wg_crypto_keyed_hash(out, WG_MAC_LEN, key, WG_KEY_LEN,
+    return wg_crypto_keyed_hash(out, WG_MAC_LEN, key, WG_KEY_LEN,
                          msg, WG_MSG_MAC1_OFFSET(len));
 }
 
-static void
+static bool
 compute_mac2(uint8_t out[WG_MAC_LEN], const uint8_t cookie[WG_COOKIE_LEN],
              const void *msg, size_t len)
 {
-    wg_crypto_keyed_hash(out, WG_MAC_LEN, cookie, WG_COOKIE_LEN,
+    return wg_crypto_keyed_hash(out, WG_MAC_LEN, cookie, WG_COOKIE_LEN,
                          msg, WG_MSG_MAC2_OFFSET(len));
 }
 
@@ -61,10 +61,11 @@ wg_cookie_checker_init(struct wg_cookie_checker *c,
                        const uint8_t pub[WG_KEY_LEN])
 {
     wg_cookie_checker_clear(c);
-    if (pub) {
-        derive_key(c->mac1_key, WG_LABEL_MAC1, pub);
-        derive_key(c->reply_key, WG_LABEL_COOKIE, pub);
+    if (pub && derive_key(c->mac1_key, WG_LABEL_MAC1, pub)
+        && derive_key(c->reply_key, WG_LABEL_COOKIE, pub)) {
         c->has_key = true;
+    } else {
+        wg_cookie_checker_clear(c);
     }
 }
 
@@ -88,7 +89,7 @@ checker_secret(struct wg_cookie_checker *c, long long int now_ms)
 }
 
 /* The cookie of source 'src': MAC(secret, address || port). */
-static void
+static bool
 make_cookie(struct wg_cookie_checker *c, uint8_t cookie[WG_COOKIE_LEN],
             const struct sockaddr *src, long long int now_ms)
 {
@@ -110,8 +111,9 @@ make_cookie(struct wg_cookie_checker *c, uint8_t cookie[WG_COOKIE_LEN],
                sizeof sin6->sin6_port);
         n = sizeof sin6->sin6_addr + sizeof sin6->sin6_port;
     }
-    wg_crypto_keyed_hash(cookie, WG_COOKIE_LEN,
-                         checker_secret(c, now_ms), WG_HASH_LEN, input, n);
+    return wg_crypto_keyed_hash(cookie, WG_COOKIE_LEN,
+                                checker_secret(c, now_ms), WG_HASH_LEN,
+                                input, n);
 }
 
 enum wg_cookie_mac_state
@@ -127,21 +129,21 @@ wg_cookie_validate(struct wg_cookie_checker *c, const void *msg, size_t len,
     if (!c->has_key) {
         return WG_COOKIE_BAD_MAC1;
     }
-    compute_mac1(mac, c->mac1_key, msg, len);
-    if (!wg_crypto_equal(mac, macs->mac1, WG_MAC_LEN)) {
+    if (!compute_mac1(mac, c->mac1_key, msg, len)
+        || !wg_crypto_equal(mac, macs->mac1, WG_MAC_LEN)) {
         return WG_COOKIE_BAD_MAC1;
     }
     if (!check_cookie) {
         return WG_COOKIE_MAC1_OK;
     }
-    make_cookie(c, cookie, src, now_ms);
-    compute_mac2(mac, cookie, msg, len);
-    ok = wg_crypto_equal(mac, macs->mac2, WG_MAC_LEN);
+    ok = (make_cookie(c, cookie, src, now_ms)
+          && compute_mac2(mac, cookie, msg, len)
+          && wg_crypto_equal(mac, macs->mac2, WG_MAC_LEN));
     wg_crypto_wipe(cookie, sizeof cookie);
     return ok ? WG_COOKIE_MAC1_OK_WITH_COOKIE : WG_COOKIE_MAC1_OK_NO_COOKIE;
 }
 
-void
+bool
 wg_cookie_make_reply(struct wg_cookie_checker *c,
                      struct wg_msg_cookie_reply *reply,
                      const void *msg, size_t len, uint32_t sender,
@@ -149,15 +151,18 @@ wg_cookie_make_reply(struct wg_cookie_checker *c,
 {
     const struct wg_msg_macs *macs = msg_macs(CONST_CAST(void *, msg), len);
     uint8_t cookie[WG_COOKIE_LEN];
+    bool ok;
 
     reply->type = htole32(WG_MSG_COOKIE_REPLY);
     reply->receiver = htole32(sender);
     wg_crypto_random(reply->nonce, sizeof reply->nonce);
-    make_cookie(c, cookie, src, now_ms);
-    wg_crypto_xaead_seal(reply->encrypted_cookie, cookie, sizeof cookie,
-                         macs->mac1, WG_MAC_LEN, reply->nonce,
-                         c->reply_key);
+    ok = (c->has_key
+          && make_cookie(c, cookie, src, now_ms)
+          && wg_crypto_xaead_seal(reply->encrypted_cookie, cookie,
+                                  sizeof cookie, macs->mac1, WG_MAC_LEN,
+                                  reply->nonce, c->reply_key));
     wg_crypto_wipe(cookie, sizeof cookie);
+    return ok;
 }
 
 /* Maker (initiator side, and responder's responses). */
@@ -167,8 +172,8 @@ wg_cookie_maker_init(struct wg_cookie_maker *m,
                      const uint8_t pub[WG_KEY_LEN])
 {
     memset(m, 0, sizeof *m);
-    derive_key(m->mac1_key, WG_LABEL_MAC1, pub);
-    derive_key(m->reply_key, WG_LABEL_COOKIE, pub);
+    m->has_key = (derive_key(m->mac1_key, WG_LABEL_MAC1, pub)
+                  && derive_key(m->reply_key, WG_LABEL_COOKIE, pub));
 }
 
 void
@@ -177,22 +182,24 @@ wg_cookie_maker_clear(struct wg_cookie_maker *m)
     wg_crypto_wipe(m, sizeof *m);
 }
 
-void
+bool
 wg_cookie_add_macs(struct wg_cookie_maker *m, void *msg, size_t len,
                    long long int now_ms)
 {
     struct wg_msg_macs *macs = msg_macs(msg, len);
 
-    compute_mac1(macs->mac1, m->mac1_key, msg, len);
+    if (!m->has_key || !compute_mac1(macs->mac1, m->mac1_key, msg, len)) {
+        return false;
+    }
     memcpy(m->last_mac1, macs->mac1, WG_MAC_LEN);
     m->has_sent_mac1 = true;
 
     if (m->has_cookie
         && now_ms - m->cookie_birth_ms < WG_COOKIE_MAX_AGE_MS) {
-        compute_mac2(macs->mac2, m->cookie, msg, len);
-    } else {
-        memset(macs->mac2, 0, WG_MAC_LEN);
+        return compute_mac2(macs->mac2, m->cookie, msg, len);
     }
+    memset(macs->mac2, 0, WG_MAC_LEN);
+    return true;
 }
 
 bool

@@ -47,6 +47,7 @@ struct wg_cookie_checker {
 
 /* Sending side, one per peer. */
 struct wg_cookie_maker {
+    bool has_key;                       /* False if the keys failed. */
     uint8_t mac1_key[WG_KEY_LEN];       /* HASH(LABEL_MAC1 || peer S). */
     uint8_t reply_key[WG_KEY_LEN];      /* HASH(LABEL_COOKIE || peer S). */
     uint8_t cookie[WG_COOKIE_LEN];
@@ -65,7 +66,8 @@ enum wg_cookie_mac_state {
 };
 
 /* Sets up 'c' for our static public key 'pub' (NULL: no identity).  The
- * cookie secret is generated on first use. */
+ * cookie secret is generated on first use.  If hashing fails, 'c' is left
+ * without an identity, so that it accepts no message (fail closed). */
 void wg_cookie_checker_init(struct wg_cookie_checker *c,
                             const uint8_t pub[WG_KEY_LEN]);
 
@@ -74,7 +76,8 @@ void wg_cookie_checker_clear(struct wg_cookie_checker *c);
 
 /* Checks the MACs of handshake message 'msg' ('len' bytes, ending with
  * struct wg_msg_macs) received from 'src'.  mac2 is checked only if
- * 'check_cookie'. */
+ * 'check_cookie'.  A MAC that cannot be computed never matches:
+ * WG_COOKIE_BAD_MAC1 for mac1, WG_COOKIE_MAC1_OK_NO_COOKIE for mac2. */
 enum wg_cookie_mac_state wg_cookie_validate(struct wg_cookie_checker *c,
                                             const void *msg, size_t len,
                                             const struct sockaddr *src,
@@ -82,13 +85,16 @@ enum wg_cookie_mac_state wg_cookie_validate(struct wg_cookie_checker *c,
                                             long long int now_ms);
 
 /* Builds in 'reply' the cookie reply for handshake message 'msg' ('len'
- * bytes) from 'src', addressed to its sender index 'sender'. */
-void wg_cookie_make_reply(struct wg_cookie_checker *c,
+ * bytes) from 'src', addressed to its sender index 'sender'.  Returns false
+ * if the crypto failed: then 'reply' must not be sent. */
+OVS_WARN_UNUSED_RESULT
+bool wg_cookie_make_reply(struct wg_cookie_checker *c,
                           struct wg_msg_cookie_reply *reply,
                           const void *msg, size_t len, uint32_t sender,
                           const struct sockaddr *src, long long int now_ms);
 
-/* Sets up 'm' for a peer with static public key 'pub'. */
+/* Sets up 'm' for a peer with static public key 'pub'.  If hashing fails,
+ * 'm' has no key and wg_cookie_add_macs() fails. */
 void wg_cookie_maker_init(struct wg_cookie_maker *m,
                           const uint8_t pub[WG_KEY_LEN]);
 
@@ -97,8 +103,10 @@ void wg_cookie_maker_clear(struct wg_cookie_maker *m);
 
 /* Fills the MACs at the end of handshake message 'msg' ('len' bytes): mac1
  * always, mac2 from the stored cookie if younger than
- * WG_COOKIE_MAX_AGE_MS, zeros otherwise. */
-void wg_cookie_add_macs(struct wg_cookie_maker *m, void *msg, size_t len,
+ * WG_COOKIE_MAX_AGE_MS, zeros otherwise.  Returns false if 'm' has no key
+ * or the crypto failed: then 'msg' must not be sent. */
+OVS_WARN_UNUSED_RESULT
+bool wg_cookie_add_macs(struct wg_cookie_maker *m, void *msg, size_t len,
                         long long int now_ms);
 
 /* Decrypts cookie reply 'reply' and stores its cookie.  Returns false if it

@@ -32,6 +32,8 @@
 #include "openvswitch/vlog.h"
 #include "ovs-thread.h"
 #include "util.h"
+#include "wg-crypto-private.h"
+#include "wg-test-hooks.h"
 #ifdef WG_HAVE_IPSEC_MB
 #include "wg-aead-ipsecmb.h"
 #endif
@@ -40,18 +42,13 @@ VLOG_DEFINE_THIS_MODULE(wg_crypto);
 
 /* Library objects fetched once by wg_crypto_init() and shared by every
  * thread (OpenSSL reference-counts them; creating contexts from them is
- * thread-safe).  'ok' is false if initialization failed. */
+ * thread-safe).  'ok' is false if initialization failed.  The hash
+ * functions keep theirs in wg-crypto-hash.c. */
 static struct {
     bool ok;
-    EVP_MD *blake2s;            /* BLAKE2S-256. */
-    EVP_MAC *blake2s_mac;       /* BLAKE2SMAC (keyed BLAKE2s). */
     EVP_CIPHER *chacha;         /* ChaCha20-Poly1305. */
     enum wg_crypto_aead_backend backend;    /* For keys created next. */
-    bool broken_for_test;       /* See wg_crypto_break_aead_for_test(). */
 } wg_crypto;
-
-/* HMAC block size of BLAKE2s (RFC 2104 'B'). */
-#define WG_CRYPTO_HMAC_BLOCK 64
 
 /* Per key, for the backend chosen when it was created: with OpenSSL, one
  * context per direction, keyed once, so that a packet only sets its nonce;
@@ -70,27 +67,11 @@ struct wg_aead_key {
     uint8_t raw[WG_AEAD_RAW_ROOM];
 };
 
-static struct vlog_rate_limit wg_crypto_rl = VLOG_RATE_LIMIT_INIT(5, 5);
-
-/* Reports a library failure in 'what' and clears OpenSSL's error queue of
- * this thread.  Never logs data. */
+/* Reports a library failure in 'what' (counted, logged, never data). */
 static void
 wg_crypto_log_failure(const char *what)
 {
-    unsigned long err = ERR_peek_last_error();
-
-    VLOG_ERR_RL(&wg_crypto_rl, "%s failed: %s", what,
-                err ? ERR_reason_error_string(err) : "unknown error");
-    ERR_clear_error();
-}
-
-/* Fills 'out' with zeros after a failure in a function that cannot return
- * an error, so that no stale or partial secret is left behind. */
-static void
-wg_crypto_fail_output(void *out, size_t len, const char *what)
-{
-    wg_crypto_wipe(out, len);
-    wg_crypto_log_failure(what);
+    wg_crypto_count_failure(what);
 }
 
 static bool
@@ -115,13 +96,8 @@ wg_crypto_aead_backend_best(void)
 static bool
 wg_crypto_fetch_all(void)
 {
-    wg_crypto.blake2s = EVP_MD_fetch(NULL, "BLAKE2S-256", NULL);
-    wg_crypto.blake2s_mac = EVP_MAC_fetch(NULL, "BLAKE2SMAC", NULL);
     wg_crypto.chacha = EVP_CIPHER_fetch(NULL, "ChaCha20-Poly1305", NULL);
-    return (wg_crypto.blake2s && wg_crypto.blake2s_mac && wg_crypto.chacha
-            && EVP_MD_get_size(wg_crypto.blake2s) == WG_HASH_LEN
-            && EVP_MD_get_block_size(wg_crypto.blake2s)
-               == WG_CRYPTO_HMAC_BLOCK);
+    return wg_crypto.chacha && wg_crypto_hash_init();
 }
 
 int
@@ -165,10 +141,12 @@ wg_crypto_describe(void)
 {
     static char buf[128];
 
-    if (wg_crypto.broken_for_test) {
+#ifdef WG_TEST_HOOKS
+    if (wg_test_aead_broken()) {
         return "data-path ChaCha20-Poly1305: deliberately broken by a test "
                "hook";
     }
+#endif
 #ifdef WG_HAVE_IPSEC_MB
     if (wg_crypto.backend == WG_CRYPTO_AEAD_IPSECMB) {
         snprintf(buf, sizeof buf, "data-path ChaCha20-Poly1305: "
@@ -219,157 +197,12 @@ wg_crypto_get_aead_backend(void)
     return wg_crypto.backend;
 }
 
-void
-wg_crypto_break_aead_for_test(void)
-{
-    wg_crypto.broken_for_test = true;
-}
-
 static bool
 wg_crypto_ready(void)
 {
     return !wg_crypto_init();
 }
 
-
-/* Hashing. */
-
-/* out = BLAKE2s-256(a || b || c) with an allocated 'ctx'.  A part whose
- * length is 0 may be NULL. */
-static bool
-wg_crypto_digest(EVP_MD_CTX *ctx, uint8_t out[WG_HASH_LEN],
-                 const void *a, size_t a_len, const void *b, size_t b_len,
-                 const void *c, size_t c_len)
-{
-    unsigned int out_len = 0;
-
-    return (EVP_DigestInit_ex2(ctx, wg_crypto.blake2s, NULL) == 1
-            && (!a_len || EVP_DigestUpdate(ctx, a, a_len) == 1)
-            && (!b_len || EVP_DigestUpdate(ctx, b, b_len) == 1)
-            && (!c_len || EVP_DigestUpdate(ctx, c, c_len) == 1)
-            && EVP_DigestFinal_ex(ctx, out, &out_len) == 1
-            && out_len == WG_HASH_LEN);
-}
-
-void
-wg_crypto_hash(uint8_t out[WG_HASH_LEN], const void *a, size_t a_len,
-               const void *b, size_t b_len)
-{
-    EVP_MD_CTX *ctx = wg_crypto_ready() ? EVP_MD_CTX_new() : NULL;
-
-    if (!ctx || !wg_crypto_digest(ctx, out, a, a_len, b, b_len, NULL, 0)) {
-        wg_crypto_fail_output(out, WG_HASH_LEN, "BLAKE2s");
-    }
-    EVP_MD_CTX_free(ctx);       /* OpenSSL clears the hash state. */
-}
-
-void
-wg_crypto_keyed_hash(uint8_t *out, size_t out_len,
-                     const uint8_t *key, size_t key_len,
-                     const void *data, size_t data_len)
-{
-    EVP_MAC_CTX *ctx = NULL;
-    size_t size = out_len;
-    size_t written = 0;
-    OSSL_PARAM params[] = {
-        OSSL_PARAM_construct_size_t(OSSL_MAC_PARAM_SIZE, &size),
-        OSSL_PARAM_construct_end(),
-    };
-    bool ok = (out_len >= 1 && out_len <= WG_HASH_LEN
-               && key_len >= 1 && key_len <= WG_KEY_LEN
-               && wg_crypto_ready()
-               && (ctx = EVP_MAC_CTX_new(wg_crypto.blake2s_mac)) != NULL
-               && EVP_MAC_init(ctx, key, key_len, params) == 1
-               && (!data_len || EVP_MAC_update(ctx, data, data_len) == 1)
-               && EVP_MAC_final(ctx, out, &written, out_len) == 1
-               && written == out_len);
-
-    EVP_MAC_CTX_free(ctx);      /* OpenSSL clears the key and state. */
-    if (!ok) {
-        wg_crypto_fail_output(out, out_len, "keyed BLAKE2s");
-    }
-}
-
-/* Sets 'pad' to the RFC 2104 padded key K0 ^ 'byte' (0x36 for ipad, 0x5c for
- * opad), where K0 is 'k0' (the key, or its hash if longer than a block,
- * zero-filled to the block size). */
-static void
-wg_crypto_hmac_pad(uint8_t pad[WG_CRYPTO_HMAC_BLOCK],
-                   const uint8_t k0[WG_CRYPTO_HMAC_BLOCK], uint8_t byte)
-{
-    for (size_t i = 0; i < WG_CRYPTO_HMAC_BLOCK; i++) {
-        pad[i] = k0[i] ^ byte;
-    }
-}
-
-/* out = HMAC-BLAKE2s(key, a || b), built per RFC 2104 on the cached BLAKE2s
- * digest: H((K0 ^ opad) || H((K0 ^ ipad) || a || b)).  Wipes every
- * key-derived intermediate. */
-static void
-wg_crypto_hmac2(uint8_t out[WG_HASH_LEN], const uint8_t *key, size_t key_len,
-                const void *a, size_t a_len, const void *b, size_t b_len)
-{
-    uint8_t k0[WG_CRYPTO_HMAC_BLOCK];
-    uint8_t pad[WG_CRYPTO_HMAC_BLOCK];
-    uint8_t inner[WG_HASH_LEN];
-    EVP_MD_CTX *ctx = wg_crypto_ready() ? EVP_MD_CTX_new() : NULL;
-    bool ok = ctx != NULL;
-
-    memset(k0, 0, sizeof k0);
-    if (key_len > WG_CRYPTO_HMAC_BLOCK) {
-        ok = ok && wg_crypto_digest(ctx, k0, key, key_len, NULL, 0, NULL, 0);
-    } else if (key_len) {
-        memcpy(k0, key, key_len);
-    }
-
-    wg_crypto_hmac_pad(pad, k0, 0x36);
-    ok = ok && wg_crypto_digest(ctx, inner, pad, sizeof pad,
-                                a, a_len, b, b_len);
-    wg_crypto_hmac_pad(pad, k0, 0x5c);
-    ok = ok && wg_crypto_digest(ctx, out, pad, sizeof pad,
-                                inner, sizeof inner, NULL, 0);
-
-    wg_crypto_wipe(k0, sizeof k0);
-    wg_crypto_wipe(pad, sizeof pad);
-    wg_crypto_wipe(inner, sizeof inner);
-    EVP_MD_CTX_free(ctx);
-    if (!ok) {
-        wg_crypto_fail_output(out, WG_HASH_LEN, "HMAC-BLAKE2s");
-    }
-}
-
-void
-wg_crypto_hmac(uint8_t out[WG_HASH_LEN],
-               const uint8_t *key, size_t key_len,
-               const void *data, size_t data_len)
-{
-    wg_crypto_hmac2(out, key, key_len, data, data_len, NULL, 0);
-}
-
-void
-wg_crypto_kdf(uint8_t out1[WG_HASH_LEN], uint8_t out2[WG_HASH_LEN],
-              uint8_t out3[WG_HASH_LEN],
-              const uint8_t key[WG_HASH_LEN],
-              const void *input, size_t input_len)
-{
-    uint8_t t0[WG_HASH_LEN];
-    uint8_t t[WG_HASH_LEN];
-    uint8_t *outs[3] = { out1, out2, out3 };
-    int n = out3 ? 3 : out2 ? 2 : out1 ? 1 : 0;
-
-    wg_crypto_hmac(t0, key, WG_HASH_LEN, input, input_len);
-    for (int i = 0; i < n; i++) {
-        uint8_t ctr = i + 1;
-
-        /* t_i = HMAC(t0, t_{i-1} || i), with an empty t_0 for i = 1. */
-        wg_crypto_hmac2(t, t0, sizeof t0, t, i ? sizeof t : 0, &ctr, 1);
-        if (outs[i]) {
-            memcpy(outs[i], t, sizeof t);
-        }
-    }
-    wg_crypto_wipe(t0, sizeof t0);
-    wg_crypto_wipe(t, sizeof t);
-}
 
 /* X25519. */
 
@@ -474,8 +307,9 @@ wg_aead_key_destroy(struct wg_aead_key *k)
     }
 }
 
-/* The defect that wg_crypto_break_aead_for_test() brings back: the text is
- * copied instead of encrypted, the tag is all zeros, and any tag opens. */
+#ifdef WG_TEST_HOOKS
+/* The defect that wg_test_break_aead() brings back: the text is copied
+ * instead of encrypted, the tag is all zeros, and any tag opens. */
 static bool
 wg_aead_seal_broken(uint8_t *dst, const uint8_t *src, size_t len)
 {
@@ -490,6 +324,10 @@ wg_aead_open_broken(uint8_t *dst, const uint8_t *src, size_t pt_len)
     memmove(dst, src, pt_len);
     return true;
 }
+#else
+#define wg_aead_seal_broken(DST, SRC, LEN) false
+#define wg_aead_open_broken(DST, SRC, LEN) false
+#endif
 
 /* One message through OpenSSL's documented AEAD interface (EVP_EncryptInit
  * (3), "AEAD Interface"): the keyed context gets the message's nonce, the
@@ -609,7 +447,7 @@ wg_aead_seal_nonce(struct wg_aead_key *k,
     if (len > INT_MAX || ad_len > INT_MAX) {
         return false;
     }
-    if (wg_crypto.broken_for_test) {
+    if (wg_test_aead_broken()) {
         return wg_aead_seal_broken(dst, src, len);
     }
     if (!wg_aead_seal_backend(k, nonce, dst, src, len, ad, ad_len)) {
@@ -630,7 +468,7 @@ wg_aead_open_nonce(struct wg_aead_key *k,
     if (len < WG_AEAD_TAG_LEN || pt_len > INT_MAX || ad_len > INT_MAX) {
         return false;
     }
-    if (wg_crypto.broken_for_test) {
+    if (wg_test_aead_broken()) {
         return wg_aead_open_broken(dst, src, pt_len);
     }
     if (!wg_aead_open_backend(k, nonce, dst, src, pt_len, ad, ad_len)) {
@@ -701,19 +539,21 @@ wg_crypto_aead_open_once(const uint8_t key[WG_KEY_LEN], uint64_t counter,
 
 /* XChaCha20-Poly1305. */
 
-void
+bool
 wg_crypto_xaead_seal(uint8_t *dst, const uint8_t *src, size_t len,
                      const uint8_t *ad, size_t ad_len,
                      const uint8_t nonce[WG_XAEAD_NONCE_LEN],
                      const uint8_t key[WG_KEY_LEN])
 {
-    (void) wg_crypto_init();
-    if (crypto_aead_xchacha20poly1305_ietf_encrypt_detached(
-            dst, dst + len, NULL, src, len, ad, ad_len, NULL, nonce, key)
-        != 0) {
-        wg_crypto_fail_output(dst, len + WG_AEAD_TAG_LEN,
-                              "XChaCha20-Poly1305 encryption");
+    if (wg_crypto_ready()
+        && !wg_test_fault(WG_TEST_FAULT_XAEAD_SEAL)
+        && !crypto_aead_xchacha20poly1305_ietf_encrypt_detached(
+            dst, dst + len, NULL, src, len, ad, ad_len, NULL, nonce, key)) {
+        return true;
     }
+    wg_crypto_wipe(dst, len + WG_AEAD_TAG_LEN);
+    wg_crypto_log_failure("XChaCha20-Poly1305 encryption");
+    return false;
 }
 
 bool

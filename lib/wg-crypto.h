@@ -35,6 +35,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "openvswitch/compiler.h"
+
 #define WG_KEY_LEN 32           /* X25519 keys, symmetric keys. */
 #define WG_HASH_LEN 32          /* BLAKE2s-256 output. */
 #define WG_AEAD_TAG_LEN 16      /* Poly1305 tag. */
@@ -76,27 +78,29 @@ enum wg_crypto_aead_backend wg_crypto_get_aead_backend(void);
 /* "openssl" or "ipsec-mb". */
 const char *wg_crypto_aead_backend_name(enum wg_crypto_aead_backend);
 
-/* Test hook: from now on the data-path AEAD behaves like the defect fixed
- * in November 2026 (messages copied, not encrypted, with an all-zero tag;
- * any tag accepted), so that tests can prove that the start-up self-test
- * (wg-crypto-selftest.h) catches such a library.  Logs a warning. */
-void wg_crypto_break_aead_for_test(void);
-
-/* Hashing. */
+/* Hashing (wg-crypto-hash.c).  Each function returns true on success.  On
+ * a library failure it returns false with its output wiped, counts the
+ * failure (coverage counter wg_crypto_failure) and logs it: the caller
+ * must abandon what it was computing (fail closed), never use the output.
+ * The same holds for every other function here that returns bool. */
 
 /* out = BLAKE2s-256(a || b).  'b' may be NULL when 'b_len' is 0. */
-void wg_crypto_hash(uint8_t out[WG_HASH_LEN], const void *a, size_t a_len,
+OVS_WARN_UNUSED_RESULT
+bool wg_crypto_hash(uint8_t out[WG_HASH_LEN], const void *a, size_t a_len,
                     const void *b, size_t b_len);
 
 /* out = keyed BLAKE2s(key, data) truncated/parameterized to 'out_len' bytes
  * (1..32), as WireGuard's MAC(key, input) with out_len 16.  'key_len' is
  * 1..32. */
-void wg_crypto_keyed_hash(uint8_t *out, size_t out_len,
+OVS_WARN_UNUSED_RESULT
+bool wg_crypto_keyed_hash(uint8_t *out, size_t out_len,
                           const uint8_t *key, size_t key_len,
                           const void *data, size_t data_len);
 
-/* out = HMAC-BLAKE2s(key, data) (block size 64, 32-byte output). */
-void wg_crypto_hmac(uint8_t out[WG_HASH_LEN],
+/* out = HMAC-BLAKE2s(key, data) (OpenSSL's HMAC with BLAKE2S-256: block
+ * size 64, 32-byte output). */
+OVS_WARN_UNUSED_RESULT
+bool wg_crypto_hmac(uint8_t out[WG_HASH_LEN],
                     const uint8_t *key, size_t key_len,
                     const void *data, size_t data_len);
 
@@ -104,8 +108,10 @@ void wg_crypto_hmac(uint8_t out[WG_HASH_LEN],
  * t1 = HMAC(t0, 0x1), t2 = HMAC(t0, t1 || 0x2), t3 = HMAC(t0, t2 || 0x3).
  * Writes t1, t2, t3 to the non-null outputs among 'out1', 'out2', 'out3'
  * (an output is computed only if it or a later one is requested).
- * Intermediate values are wiped. */
-void wg_crypto_kdf(uint8_t out1[WG_HASH_LEN], uint8_t out2[WG_HASH_LEN],
+ * Intermediate values are wiped; on failure every requested output is
+ * wiped too. */
+OVS_WARN_UNUSED_RESULT
+bool wg_crypto_kdf(uint8_t out1[WG_HASH_LEN], uint8_t out2[WG_HASH_LEN],
                    uint8_t out3[WG_HASH_LEN],
                    const uint8_t key[WG_HASH_LEN],
                    const void *input, size_t input_len);
@@ -170,8 +176,10 @@ bool wg_crypto_aead_open_once(const uint8_t key[WG_KEY_LEN], uint64_t counter,
                               const uint8_t *ad, size_t ad_len);
 
 /* XChaCha20-Poly1305 (libsodium), for cookie replies.  Same buffer
- * conventions as wg_aead_seal()/wg_aead_open(). */
-void wg_crypto_xaead_seal(uint8_t *dst, const uint8_t *src, size_t len,
+ * conventions as wg_aead_seal()/wg_aead_open(); a failed seal wipes
+ * 'len' + 16 bytes at 'dst'. */
+OVS_WARN_UNUSED_RESULT
+bool wg_crypto_xaead_seal(uint8_t *dst, const uint8_t *src, size_t len,
                           const uint8_t *ad, size_t ad_len,
                           const uint8_t nonce[WG_XAEAD_NONCE_LEN],
                           const uint8_t key[WG_KEY_LEN]);

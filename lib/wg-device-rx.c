@@ -63,7 +63,8 @@ static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
     RX(WG_DEVICE_DROP_BAD_TAG, "bad-tag", wg_drop_bad_tag)              \
     RX(WG_DEVICE_DROP_REPLAYED, "replayed", wg_drop_replayed)           \
     RX(WG_DEVICE_DROP_BAD_INNER, "bad-inner", wg_drop_bad_inner)        \
-    RX(WG_DEVICE_DROP_NOT_ALLOWED, "not-allowed", wg_drop_not_allowed)
+    RX(WG_DEVICE_DROP_NOT_ALLOWED, "not-allowed", wg_drop_not_allowed) \
+    RX(WG_DEVICE_DROP_CRYPTO, "crypto-failed", wg_drop_crypto_failed)
 
 #define RX(ENUM, NAME, COUNTER) COVERAGE_DEFINE(COUNTER);
 WG_DEVICE_RX_OUTCOMES
@@ -125,16 +126,21 @@ get_le32(const uint8_t *p)
 
 /* Handshake messages: MACs, load and rate limiting. */
 
-static void
+/* Answers 'msg' with a cookie reply.  Returns WG_DEVICE_RX_COOKIE_SENT, or
+ * WG_DEVICE_DROP_CRYPTO when the reply could not be made (nothing sent). */
+static enum wg_device_rx
 send_cookie_reply(struct wg_device *dev, const struct sockaddr *src,
                   socklen_t src_len, const uint8_t *msg, size_t len,
                   long long int now)
 {
     struct wg_msg_cookie_reply reply;
 
-    wg_cookie_make_reply(&dev->cookie_checker, &reply, msg, len,
-                         get_le32(msg + 4), src, now);
+    if (!wg_cookie_make_reply(&dev->cookie_checker, &reply, msg, len,
+                              get_le32(msg + 4), src, now)) {
+        return WG_DEVICE_DROP_CRYPTO;
+    }
     dev->hooks.send(dev->aux, src, src_len, &reply, sizeof reply);
+    return WG_DEVICE_RX_COOKIE_SENT;
 }
 
 static bool
@@ -175,8 +181,7 @@ check_handshake_macs(struct wg_device *dev, const struct sockaddr *src,
     case WG_COOKIE_MAC1_OK:
         return WG_DEVICE_RX_HANDSHAKE;
     case WG_COOKIE_MAC1_OK_NO_COOKIE:
-        send_cookie_reply(dev, src, src_len, msg, len, now);
-        return WG_DEVICE_RX_COOKIE_SENT;
+        return send_cookie_reply(dev, src, src_len, msg, len, now);
     case WG_COOKIE_MAC1_OK_WITH_COOKIE:
     default:
         return (ratelimiter_allow(dev, src, now) ? WG_DEVICE_RX_HANDSHAKE
@@ -237,7 +242,11 @@ send_response(struct wg_device *dev, struct wg_peer *peer, long long int now)
         wg_peer_index_free(peer->indices, index);
         return;
     }
-    wg_cookie_add_macs(&peer->cookie, &msg, sizeof msg, now);
+    if (!wg_cookie_add_macs(&peer->cookie, &msg, sizeof msg, now)) {
+        wg_noise_handshake_clear(&peer->handshake);
+        wg_peer_index_free(peer->indices, index);
+        return;
+    }
     if (wg_noise_begin_session(&peer->handshake, &peer->keypairs, now)) {
         wg_timers_session_derived(&peer->timers, now);
         wg_timers_any_authenticated_packet_traversed(&peer->timers, now);

@@ -173,12 +173,14 @@ wg_device_get_public_key(const struct wg_device *dev,
     return dev->identity.has_key;
 }
 
+#ifdef WG_TEST_HOOKS
 void
 wg_device_set_rekey_after_messages_for_test(struct wg_device *dev,
                                             uint64_t n)
 {
     dev->rekey_after_messages = MIN(n, WG_REKEY_AFTER_MESSAGES);
 }
+#endif
 
 void
 wg_device_set_mtu(struct wg_device *dev, unsigned int mtu)
@@ -531,7 +533,11 @@ wg_device_send_initiation(struct wg_device *dev, struct wg_peer *peer,
         wg_peer_index_free(peer->indices, index);
         return EINVAL;
     }
-    wg_cookie_add_macs(&peer->cookie, &msg, sizeof msg, now);
+    if (!wg_cookie_add_macs(&peer->cookie, &msg, sizeof msg, now)) {
+        wg_noise_handshake_clear(&peer->handshake);
+        wg_peer_index_free(peer->indices, index);
+        return EIO;
+    }
     wg_timers_any_authenticated_packet_traversed(&peer->timers, now);
     wg_timers_any_authenticated_packet_sent(&peer->timers);
     wg_device_send_to_peer(dev, peer, &msg, sizeof msg);

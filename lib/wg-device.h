@@ -99,11 +99,14 @@ bool wg_device_get_public_key(const struct wg_device *dev,
 /* Inner MTU used to cap padding (0: pad to the next multiple of 16 only). */
 void wg_device_set_mtu(struct wg_device *dev, unsigned int mtu);
 
-/* Test hook: send-side rekeying after 'n' messages of a session instead of
- * REKEY_AFTER_MESSAGES (2^60, which no test reaches), so that tests see
- * rekeys under traffic.  A larger 'n' keeps REKEY_AFTER_MESSAGES. */
+#ifdef WG_TEST_HOOKS
+/* Test hook (test builds only, wg-test-hooks.h): send-side rekeying after
+ * 'n' messages of a session instead of REKEY_AFTER_MESSAGES (2^60, which no
+ * test reaches), so that tests see rekeys under traffic.  A larger 'n'
+ * keeps REKEY_AFTER_MESSAGES. */
 void wg_device_set_rekey_after_messages_for_test(struct wg_device *dev,
                                                  uint64_t n);
+#endif
 
 /* Load: the device is "under load" (handshakes need a valid mac2, otherwise
  * they get a cookie reply, and are rate limited per source) while the
@@ -311,6 +314,10 @@ enum wg_device_rx {
     WG_DEVICE_DROP_REPLAYED,        /* Counter seen or out of window. */
     WG_DEVICE_DROP_BAD_INNER,       /* Inner IP header invalid. */
     WG_DEVICE_DROP_NOT_ALLOWED,     /* Inner source not in allowed IPs. */
+    WG_DEVICE_DROP_CRYPTO,          /* The crypto library failed (fail
+                                     * closed: handshake or cookie reply
+                                     * abandoned, counter wg_crypto_failure
+                                     * too). */
     WG_DEVICE_N_RX
 };
 

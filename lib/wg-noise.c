@@ -29,18 +29,19 @@
 static uint8_t initial_chaining_key[WG_HASH_LEN];
 static uint8_t initial_hash[WG_HASH_LEN];
 
-static void
+static bool
 noise_init_constants(void)
 {
     static bool done;
 
     if (!done) {
-        wg_crypto_hash(initial_chaining_key, WG_NOISE_CONSTRUCTION,
-                       strlen(WG_NOISE_CONSTRUCTION), NULL, 0);
-        wg_crypto_hash(initial_hash, initial_chaining_key, WG_HASH_LEN,
-                       WG_NOISE_IDENTIFIER, strlen(WG_NOISE_IDENTIFIER));
-        done = true;
+        done = (wg_crypto_hash(initial_chaining_key, WG_NOISE_CONSTRUCTION,
+                               strlen(WG_NOISE_CONSTRUCTION), NULL, 0)
+                && wg_crypto_hash(initial_hash, initial_chaining_key,
+                                  WG_HASH_LEN, WG_NOISE_IDENTIFIER,
+                                  strlen(WG_NOISE_IDENTIFIER)));
     }
+    return done;
 }
 
 /* Working state of one handshake computation, kept on the stack and
@@ -57,56 +58,72 @@ noise_state_wipe(struct noise_state *st)
     wg_crypto_wipe(st, sizeof *st);
 }
 
+/* Every step below returns false when the crypto fails (wg-crypto.h): the
+ * caller then abandons the whole handshake, never continuing with a wiped
+ * (all-zero) chaining key, hash or key. */
+
 /* C = C0; H = HASH(H0 || responder's static public key). */
-static void
+static bool
 noise_state_start(struct noise_state *st,
                   const uint8_t responder_static[WG_KEY_LEN])
 {
-    noise_init_constants();
+    memset(st, 0, sizeof *st);
+    if (!noise_init_constants()) {
+        return false;
+    }
     memcpy(st->c, initial_chaining_key, WG_HASH_LEN);
-    wg_crypto_hash(st->h, initial_hash, WG_HASH_LEN,
-                   responder_static, WG_KEY_LEN);
-    memset(st->k, 0, sizeof st->k);
+    return wg_crypto_hash(st->h, initial_hash, WG_HASH_LEN,
+                          responder_static, WG_KEY_LEN);
 }
 
 /* H = HASH(H || data). */
-static void
+static bool
 mix_hash(struct noise_state *st, const void *data, size_t len)
 {
     uint8_t h[WG_HASH_LEN];
 
-    wg_crypto_hash(h, st->h, WG_HASH_LEN, data, len);
+    if (!wg_crypto_hash(h, st->h, WG_HASH_LEN, data, len)) {
+        return false;
+    }
     memcpy(st->h, h, WG_HASH_LEN);
+    return true;
+}
+
+/* C = KDF1(C, input), or (C, k) = KDF2(C, input) if 'with_key'. */
+static bool
+mix_kdf(struct noise_state *st, const void *input, size_t len,
+        bool with_key)
+{
+    uint8_t c[WG_HASH_LEN];
+    bool ok = wg_crypto_kdf(c, with_key ? st->k : NULL, NULL, st->c,
+                            input, len);
+
+    if (ok) {
+        memcpy(st->c, c, WG_HASH_LEN);
+    }
+    wg_crypto_wipe(c, sizeof c);
+    return ok;
 }
 
 /* C = KDF1(C, input). */
-static void
+static bool
 mix_chain(struct noise_state *st, const void *input, size_t len)
 {
-    uint8_t c[WG_HASH_LEN];
-
-    wg_crypto_kdf(c, NULL, NULL, st->c, input, len);
-    memcpy(st->c, c, WG_HASH_LEN);
-    wg_crypto_wipe(c, sizeof c);
+    return mix_kdf(st, input, len, false);
 }
 
 /* (C, k) = KDF2(C, input). */
-static void
+static bool
 mix_key(struct noise_state *st, const void *input, size_t len)
 {
-    uint8_t c[WG_HASH_LEN];
-
-    wg_crypto_kdf(c, st->k, NULL, st->c, input, len);
-    memcpy(st->c, c, WG_HASH_LEN);
-    wg_crypto_wipe(c, sizeof c);
+    return mix_kdf(st, input, len, true);
 }
 
 /* A public ephemeral key enters both C and H. */
-static void
+static bool
 mix_ephemeral(struct noise_state *st, const uint8_t pub[WG_KEY_LEN])
 {
-    mix_chain(st, pub, WG_KEY_LEN);
-    mix_hash(st, pub, WG_KEY_LEN);
+    return mix_chain(st, pub, WG_KEY_LEN) && mix_hash(st, pub, WG_KEY_LEN);
 }
 
 /* DH(priv, pub) into C, and into k as well if 'with_key'.  Fails on a zero
@@ -116,30 +133,30 @@ mix_dh(struct noise_state *st, const uint8_t priv[WG_KEY_LEN],
        const uint8_t pub[WG_KEY_LEN], bool with_key)
 {
     uint8_t dh[WG_KEY_LEN];
+    bool ok;
 
     if (!wg_crypto_dh(dh, priv, pub)) {
         return false;
     }
-    if (with_key) {
-        mix_key(st, dh, sizeof dh);
-    } else {
-        mix_chain(st, dh, sizeof dh);
-    }
+    ok = mix_kdf(st, dh, sizeof dh, with_key);
     wg_crypto_wipe(dh, sizeof dh);
-    return true;
+    return ok;
 }
 
 /* (C, tau, k) = KDF3(C, Q); H = HASH(H || tau). */
-static void
+static bool
 mix_psk(struct noise_state *st, const uint8_t psk[WG_KEY_LEN])
 {
     uint8_t c[WG_HASH_LEN], tau[WG_HASH_LEN];
+    bool ok = wg_crypto_kdf(c, tau, st->k, st->c, psk, WG_KEY_LEN);
 
-    wg_crypto_kdf(c, tau, st->k, st->c, psk, WG_KEY_LEN);
-    memcpy(st->c, c, WG_HASH_LEN);
-    mix_hash(st, tau, sizeof tau);
+    if (ok) {
+        memcpy(st->c, c, WG_HASH_LEN);
+        ok = mix_hash(st, tau, sizeof tau);
+    }
     wg_crypto_wipe(c, sizeof c);
     wg_crypto_wipe(tau, sizeof tau);
+    return ok;
 }
 
 /* dst = AEAD(k, 0, src, H); H = HASH(H || dst). */
@@ -151,8 +168,7 @@ seal_and_hash(struct noise_state *st, uint8_t *dst, const uint8_t *src,
                                   st->h, WG_HASH_LEN)) {
         return false;
     }
-    mix_hash(st, dst, len + WG_AEAD_TAG_LEN);
-    return true;
+    return mix_hash(st, dst, len + WG_AEAD_TAG_LEN);
 }
 
 /* dst = AEAD-open(k, 0, src, H); H = HASH(H || src). */
@@ -164,8 +180,7 @@ open_and_hash(struct noise_state *st, uint8_t *dst, const uint8_t *src,
                                   st->h, WG_HASH_LEN)) {
         return false;
     }
-    mix_hash(st, src, sealed_len);
-    return true;
+    return mix_hash(st, src, sealed_len);
 }
 
 /* A fresh ephemeral key pair. */
@@ -292,15 +307,17 @@ wg_noise_create_initiation(struct wg_msg_initiation *msg,
     if (!id->has_key || !hs->static_static_valid) {
         return false;
     }
-    noise_state_start(&st, hs->remote_static);
     msg->type = htole32(WG_MSG_INITIATION);
     msg->sender = htole32(local_index);
-
-    /* e */
-    if (!new_ephemeral(hs->ephemeral_private, msg->ephemeral)) {
+    if (!noise_state_start(&st, hs->remote_static)) {
         goto out;
     }
-    mix_ephemeral(&st, msg->ephemeral);
+
+    /* e */
+    if (!new_ephemeral(hs->ephemeral_private, msg->ephemeral)
+        || !mix_ephemeral(&st, msg->ephemeral)) {
+        goto out;
+    }
 
     /* es */
     if (!mix_dh(&st, hs->ephemeral_private, hs->remote_static, true)) {
@@ -314,7 +331,9 @@ wg_noise_create_initiation(struct wg_msg_initiation *msg,
     }
 
     /* ss */
-    mix_key(&st, hs->precomputed_static_static, WG_KEY_LEN);
+    if (!mix_key(&st, hs->precomputed_static_static, WG_KEY_LEN)) {
+        goto out;
+    }
 
     /* {t} */
     wg_noise_tai64n(timestamp, wall);
@@ -346,10 +365,14 @@ consume_initiation_static(const struct wg_msg_initiation *msg,
                           const struct wg_noise_identity *id,
                           struct initiation_content *ic)
 {
-    noise_state_start(&ic->st, id->static_public);
+    if (!noise_state_start(&ic->st, id->static_public)) {
+        return false;
+    }
 
     /* e */
-    mix_ephemeral(&ic->st, msg->ephemeral);
+    if (!mix_ephemeral(&ic->st, msg->ephemeral)) {
+        return false;
+    }
 
     /* es */
     if (!mix_dh(&ic->st, id->static_private, msg->ephemeral, true)) {
@@ -373,7 +396,9 @@ consume_initiation_timestamp(const struct wg_msg_initiation *msg,
     }
 
     /* ss */
-    mix_key(&ic->st, hs->precomputed_static_static, WG_KEY_LEN);
+    if (!mix_key(&ic->st, hs->precomputed_static_static, WG_KEY_LEN)) {
+        return false;
+    }
 
     /* {t} */
     return open_and_hash(&ic->st, ic->timestamp, msg->encrypted_timestamp,
@@ -473,10 +498,10 @@ wg_noise_create_response(struct wg_msg_response *msg,
     msg->receiver = htole32(hs->remote_index);
 
     /* e */
-    if (!new_ephemeral(hs->ephemeral_private, msg->ephemeral)) {
+    if (!new_ephemeral(hs->ephemeral_private, msg->ephemeral)
+        || !mix_ephemeral(&st, msg->ephemeral)) {
         goto out;
     }
-    mix_ephemeral(&st, msg->ephemeral);
 
     /* ee, se */
     if (!mix_dh(&st, hs->ephemeral_private, hs->remote_ephemeral, false)
@@ -485,7 +510,9 @@ wg_noise_create_response(struct wg_msg_response *msg,
     }
 
     /* psk */
-    mix_psk(&st, hs->preshared_key);
+    if (!mix_psk(&st, hs->preshared_key)) {
+        goto out;
+    }
 
     /* {} */
     if (!seal_and_hash(&st, msg->encrypted_nothing, msg->encrypted_nothing,
@@ -522,7 +549,9 @@ wg_noise_consume_response(const struct wg_msg_response *msg,
     memcpy(st.h, hs->hash, WG_HASH_LEN);
 
     /* e */
-    mix_ephemeral(&st, msg->ephemeral);
+    if (!mix_ephemeral(&st, msg->ephemeral)) {
+        goto out;
+    }
 
     /* ee, se */
     if (!mix_dh(&st, hs->ephemeral_private, msg->ephemeral, false)
@@ -531,7 +560,9 @@ wg_noise_consume_response(const struct wg_msg_response *msg,
     }
 
     /* psk */
-    mix_psk(&st, hs->preshared_key);
+    if (!mix_psk(&st, hs->preshared_key)) {
+        goto out;
+    }
 
     /* {} */
     if (!open_and_hash(&st, nothing, msg->encrypted_nothing,
@@ -573,9 +604,12 @@ derive_keypair(const struct wg_noise_handshake *hs, bool initiator,
                long long int now_ms)
 {
     uint8_t t1[WG_KEY_LEN], t2[WG_KEY_LEN];
-    struct wg_noise_keypair *kp = xzalloc(sizeof *kp);
+    struct wg_noise_keypair *kp;
 
-    wg_crypto_kdf(t1, t2, NULL, hs->chaining_key, "", 0);
+    if (!wg_crypto_kdf(t1, t2, NULL, hs->chaining_key, "", 0)) {
+        return NULL;            /* Never keys from a wiped (zero) output. */
+    }
+    kp = xzalloc(sizeof *kp);
     kp->send_key = wg_aead_key_create(initiator ? t1 : t2);
     kp->recv_key = wg_aead_key_create(initiator ? t2 : t1);
     wg_crypto_wipe(t1, sizeof t1);

@@ -350,8 +350,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         if (ctrl & 64 && (len == WG_MSG_INITIATION_LEN
                           || len == WG_MSG_RESPONSE_LEN)) {
-            wg_cookie_add_macs(&pair.node[0].peer->cookie, buf, len,
-                               pair.now_ms);
+            FUZZ_CHECK(wg_cookie_add_macs(&pair.node[0].peer->cookie, buf,
+                                          len, pair.now_ms));
         }
     }
     deliver_to_b(src, src_len, buf, len);

@@ -64,8 +64,9 @@ check_mac1(const struct wg_msg_initiation *msg, const uint8_t pub[WG_KEY_LEN])
 {
     uint8_t key[WG_KEY_LEN], mac[WG_MAC_LEN];
 
-    wg_crypto_hash(key, "mac1----", 8, pub, WG_KEY_LEN);
-    wg_crypto_keyed_hash(mac, WG_MAC_LEN, key, WG_KEY_LEN, msg, 116);
+    WGTEST_CHECK(wg_crypto_hash(key, "mac1----", 8, pub, WG_KEY_LEN));
+    WGTEST_CHECK(wg_crypto_keyed_hash(mac, WG_MAC_LEN, key, WG_KEY_LEN, msg,
+                                      116));
     WGTEST_CHECK_MEM(mac, msg->macs.mac1, WG_MAC_LEN);
 }
 
@@ -78,7 +79,7 @@ open_reply(const struct wg_msg_cookie_reply *reply,
 {
     uint8_t key[WG_KEY_LEN];
 
-    wg_crypto_hash(key, "cookie--", 8, pub, WG_KEY_LEN);
+    WGTEST_CHECK(wg_crypto_hash(key, "cookie--", 8, pub, WG_KEY_LEN));
     WGTEST_CHECK(wg_crypto_xaead_open(cookie, reply->encrypted_cookie, 32,
                                       mac1, WG_MAC_LEN, reply->nonce, key));
 }
@@ -100,7 +101,7 @@ test_cookie_macs(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     wg_cookie_maker_init(&maker, pub);
 
     random_msg(&msg);
-    wg_cookie_add_macs(&maker, &msg, sizeof msg, 0);
+    WGTEST_CHECK(wg_cookie_add_macs(&maker, &msg, sizeof msg, 0));
     check_mac1(&msg, pub);
     WGTEST_CHECK(wg_crypto_is_zero(msg.macs.mac2, WG_MAC_LEN));
     WGTEST_CHECK(wg_cookie_validate(&checker, &msg, sizeof msg, sa, false, 0)
@@ -165,8 +166,9 @@ cookie_round_trip(const struct sockaddr *sa, const struct sockaddr *other,
     wg_cookie_maker_init(&maker, pub);
 
     random_msg(&msg);
-    wg_cookie_add_macs(&maker, &msg, sizeof msg, t0);
-    wg_cookie_make_reply(&checker, &reply, &msg, sizeof msg, 0xabcd, sa, t0);
+    WGTEST_CHECK(wg_cookie_add_macs(&maker, &msg, sizeof msg, t0));
+    WGTEST_CHECK(wg_cookie_make_reply(&checker, &reply, &msg, sizeof msg,
+                                      0xabcd, sa, t0));
     WGTEST_CHECK(le32toh(reply.type) == WG_MSG_COOKIE_REPLY);
     WGTEST_CHECK(le32toh(reply.receiver) == 0xabcd);
     open_reply(&reply, pub, msg.macs.mac1, cookie);
@@ -183,8 +185,9 @@ cookie_round_trip(const struct sockaddr *sa, const struct sockaddr *other,
 
     /* mac2 = MAC(cookie, msg[0:132]) on the next message. */
     random_msg(&msg);
-    wg_cookie_add_macs(&maker, &msg, sizeof msg, t0 + 10);
-    wg_crypto_keyed_hash(mac, WG_MAC_LEN, cookie, WG_COOKIE_LEN, &msg, 132);
+    WGTEST_CHECK(wg_cookie_add_macs(&maker, &msg, sizeof msg, t0 + 10));
+    WGTEST_CHECK(wg_crypto_keyed_hash(mac, WG_MAC_LEN, cookie, WG_COOKIE_LEN,
+                                      &msg, 132));
     WGTEST_CHECK_MEM(mac, msg.macs.mac2, WG_MAC_LEN);
     WGTEST_CHECK(mac2_ok_from(&checker, &msg, sa, t0 + 10));
     WGTEST_CHECK(!mac2_ok_from(&checker, &msg, other, t0 + 10));
@@ -196,11 +199,11 @@ cookie_round_trip(const struct sockaddr *sa, const struct sockaddr *other,
     /* The initiator uses the cookie for 120 s; the responder's secret
      * also lives 120 s from its creation (at t0). */
     random_msg(&msg);
-    wg_cookie_add_macs(&maker, &msg, sizeof msg, t0 + 119999);
+    WGTEST_CHECK(wg_cookie_add_macs(&maker, &msg, sizeof msg, t0 + 119999));
     WGTEST_CHECK(!wg_crypto_is_zero(msg.macs.mac2, WG_MAC_LEN));
     WGTEST_CHECK(mac2_ok_from(&checker, &msg, sa, t0 + 119999));
     WGTEST_CHECK(!mac2_ok_from(&checker, &msg, sa, t0 + 120000));
-    wg_cookie_add_macs(&maker, &msg, sizeof msg, t0 + 120000);
+    WGTEST_CHECK(wg_cookie_add_macs(&maker, &msg, sizeof msg, t0 + 120000));
     WGTEST_CHECK(wg_crypto_is_zero(msg.macs.mac2, WG_MAC_LEN));
     wg_cookie_checker_clear(&checker);
     wg_cookie_maker_clear(&maker);

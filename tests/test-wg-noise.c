@@ -100,12 +100,13 @@ test_noise_constants(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     uint8_t c0[WG_HASH_LEN], h0[WG_HASH_LEN], expect[WG_HASH_LEN];
 
     wg_crypto_init();
-    wg_crypto_hash(c0, WG_NOISE_CONSTRUCTION, strlen(WG_NOISE_CONSTRUCTION),
-                   NULL, 0);
+    WGTEST_CHECK(wg_crypto_hash(c0, WG_NOISE_CONSTRUCTION,
+                                strlen(WG_NOISE_CONSTRUCTION),
+                                NULL, 0));
     wgtest_unhex(initial_chaining_key_hex, expect, sizeof expect);
     WGTEST_CHECK_MEM(c0, expect, WG_HASH_LEN);
-    wg_crypto_hash(h0, c0, sizeof c0, WG_NOISE_IDENTIFIER,
-                   strlen(WG_NOISE_IDENTIFIER));
+    WGTEST_CHECK(wg_crypto_hash(h0, c0, sizeof c0, WG_NOISE_IDENTIFIER,
+                                strlen(WG_NOISE_IDENTIFIER)));
     wgtest_unhex(initial_hash_hex, expect, sizeof expect);
     WGTEST_CHECK_MEM(h0, expect, WG_HASH_LEN);
     WGTEST_CHECK(!strcmp(WG_LABEL_MAC1, "mac1----"));
@@ -172,7 +173,7 @@ struct ref {
 static void
 ref_mix_hash(struct ref *r, const void *data, size_t len)
 {
-    wg_crypto_hash(r->h, r->h, WG_HASH_LEN, data, len);
+    WGTEST_CHECK(wg_crypto_hash(r->h, r->h, WG_HASH_LEN, data, len));
 }
 
 static void
@@ -180,7 +181,7 @@ ref_kdf2(struct ref *r, const void *input, size_t len)
 {
     uint8_t c[WG_HASH_LEN];
 
-    wg_crypto_kdf(c, r->k, NULL, r->c, input, len);
+    WGTEST_CHECK(wg_crypto_kdf(c, r->k, NULL, r->c, input, len));
     memcpy(r->c, c, sizeof c);
 }
 
@@ -194,7 +195,7 @@ ref_dh2(struct ref *r, const uint8_t priv[WG_KEY_LEN],
     if (with_key) {
         ref_kdf2(r, dh, sizeof dh);
     } else {
-        wg_crypto_kdf(c, NULL, NULL, r->c, dh, sizeof dh);
+        WGTEST_CHECK(wg_crypto_kdf(c, NULL, NULL, r->c, dh, sizeof dh));
         memcpy(r->c, c, sizeof c);
     }
 }
@@ -204,7 +205,7 @@ ref_ephemeral(struct ref *r, const uint8_t e[WG_KEY_LEN])
 {
     uint8_t c[WG_HASH_LEN];
 
-    wg_crypto_kdf(c, NULL, NULL, r->c, e, WG_KEY_LEN);
+    WGTEST_CHECK(wg_crypto_kdf(c, NULL, NULL, r->c, e, WG_KEY_LEN));
     memcpy(r->c, c, sizeof c);
     ref_mix_hash(r, e, WG_KEY_LEN);
 }
@@ -240,8 +241,10 @@ ref_check_initiation(struct ref *ref, const struct wg_msg_initiation *msg,
 
     /* mac1 = MAC(HASH("mac1----" || Sr), msg[0:116]), if present. */
     if (!wg_crypto_is_zero(msg->macs.mac1, WG_MAC_LEN)) {
-        wg_crypto_hash(key, "mac1----", 8, r_->id.static_public, WG_KEY_LEN);
-        wg_crypto_keyed_hash(mac, WG_MAC_LEN, key, WG_KEY_LEN, msg, 116);
+        WGTEST_CHECK(wg_crypto_hash(key, "mac1----", 8, r_->id.static_public,
+                                    WG_KEY_LEN));
+        WGTEST_CHECK(wg_crypto_keyed_hash(mac, WG_MAC_LEN, key, WG_KEY_LEN,
+                                          msg, 116));
         WGTEST_CHECK_MEM(mac, msg->macs.mac1, WG_MAC_LEN);
     }
 }
@@ -261,13 +264,14 @@ ref_check_response(struct ref *ref, const struct wg_msg_response *msg,
     ref_ephemeral(ref, msg->ephemeral);
     ref_dh2(ref, e_priv, msg->ephemeral, false);
     ref_dh2(ref, i->id.static_private, msg->ephemeral, false);
-    wg_crypto_kdf(c, tau, ref->k, ref->c, psk ? psk : zero_psk, WG_KEY_LEN);
+    WGTEST_CHECK(wg_crypto_kdf(c, tau, ref->k, ref->c, psk ? psk : zero_psk,
+                               WG_KEY_LEN));
     memcpy(ref->c, c, sizeof c);
     ref_mix_hash(ref, tau, sizeof tau);
     WGTEST_CHECK(wg_crypto_aead_open_once(ref->k, 0, nothing,
                                           msg->encrypted_nothing, 16,
                                           ref->h, WG_HASH_LEN));
-    wg_crypto_kdf(t_send, t_recv, NULL, ref->c, "", 0);
+    WGTEST_CHECK(wg_crypto_kdf(t_send, t_recv, NULL, ref->c, "", 0));
 }
 
 /* Seals a probe with 'key' (one-shot) and opens it with 'kp''s receive

@@ -276,7 +276,9 @@ flood_make_initiation(struct flood *f, unsigned long long seq,
     wg_crypto_random(msg->encrypted_static, sizeof msg->encrypted_static);
     wg_crypto_random(msg->encrypted_timestamp,
                      sizeof msg->encrypted_timestamp);
-    wg_cookie_add_macs(&f->maker, msg, sizeof *msg, time_msec());
+    if (!wg_cookie_add_macs(&f->maker, msg, sizeof *msg, time_msec())) {
+        ovs_fatal(0, "computing MAC1 failed");
+    }
 }
 
 static void

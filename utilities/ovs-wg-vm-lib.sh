@@ -181,12 +181,15 @@ wgt_vm_start() {
     features=$(wgt_vm_features $features) || return 1
     mac=52:54:00:$(echo "$WGT_PREFIX $name" | md5sum | sed 's/^\(..\)\(..\)\(..\).*/\1:\2:\3/')
     net=$(wgt_vm_$backend $n $name $mtu) || return 1
-    eval ip netns exec $hns qemu-system-x86_64 -name $name \
+    # QEMU binds the agent socket by a name relative to 'dir' (its working
+    # directory), so that a long $WGT_DIR stays within the 108 bytes of a
+    # Unix socket name; ovs-wg-vm-exec connects through the directory.
+    (cd "$dir" && eval ip netns exec $hns qemu-system-x86_64 -name $name \
         $(wgt_vm_qemu_args $WGT_VM_ACCEL "$dir" "$append wgvm.mtu=$mtu") \
-        -chardev socket,id=agent,path="$dir/agent.sock",server=on,wait=off \
+        -chardev socket,id=agent,path=agent.sock,server=on,wait=off \
         -serial chardev:agent $net \
         -device virtio-net-pci,netdev=n0,mac=$mac,$features$vectors $disk \
-        -pidfile "$WGT_DIR/vm-$name.pid" -daemonize 2> "$dir/qemu.err" \
+        -pidfile "$WGT_DIR/vm-$name.pid" -daemonize 2> "$dir/qemu.err") \
         || { cat "$dir/qemu.err" >&2; return 1; }
 }
 

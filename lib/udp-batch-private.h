@@ -1,0 +1,65 @@
+/*
+ * Copyright (c) 2026 The ovs-wireguard authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#ifndef UDP_BATCH_PRIVATE_H
+#define UDP_BATCH_PRIVATE_H 1
+
+/* Between udp-batch.c (sockets, receiving) and udp-batch-tx.c (sending);
+ * nothing else includes this header. */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "openvswitch/thread.h"
+#include "ovs-atomic.h"
+#include "udp-batch.h"
+
+#ifndef SOL_UDP
+#define SOL_UDP 17
+#endif
+#ifndef UDP_SEGMENT
+#define UDP_SEGMENT 103
+#endif
+#ifndef UDP_GRO
+#define UDP_GRO 104
+#endif
+
+struct udp_batch_sock {
+    int fd;
+    int family;
+    uint16_t port;
+    int sndbuf;
+    int rcvbuf;
+    bool gso_supported;
+    bool gro_active;            /* Changed only by the receiving thread. */
+    atomic_bool gso_active;
+    atomic_bool gso_failed;
+    struct ovs_mutex mutex;
+    struct udp_batch_stats stats OVS_GUARDED;
+};
+
+/* "IPv4" or "IPv6". */
+const char *udp_batch_family_name(int family);
+
+/* The size of a socket address of 'family' (AF_INET or AF_INET6). */
+socklen_t udp_batch_addr_len(int family);
+
+/* Adds the counts 'd' of one call to the socket's statistics. */
+void udp_batch_stats_merge(struct udp_batch_sock *sock,
+                           const struct udp_batch_stats *d);
+
+#endif /* udp-batch-private.h */

@@ -1,0 +1,138 @@
+/*
+ * Copyright (c) 2026 The ovs-wireguard authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/* Compiled into lib/libovswireguard-test.la only (see wg-test-hooks.h). */
+
+#include <config.h>
+#include "wg-test-hooks.h"
+
+#include <stdlib.h>
+
+#include "openvswitch/vlog.h"
+#include "util.h"
+
+#ifndef WG_TEST_HOOKS
+#error "wg-test-hooks.c belongs to test builds only"
+#endif
+
+VLOG_DEFINE_THIS_MODULE(wg_test_hooks);
+
+#define WG_TEST_BREAK_AEAD_ENV "OVS_WIREGUARD_TEST_BREAK_AEAD"
+#define WG_TEST_REKEY_ENV "OVS_WIREGUARD_TEST_REKEY_AFTER_MESSAGES"
+
+static struct {
+    bool armed;
+    enum wg_test_fault fault;
+    unsigned int skip;          /* Calls of 'fault' still to pass. */
+    bool aead_broken;
+    unsigned long long int rekey_after;
+} wg_test;
+
+bool
+wg_test_fault(enum wg_test_fault fault)
+{
+    if (!wg_test.armed || fault != wg_test.fault) {
+        return false;
+    } else if (wg_test.skip) {
+        wg_test.skip--;
+        return false;
+    }
+    wg_test.armed = false;
+    return true;
+}
+
+void
+wg_test_fault_arm(enum wg_test_fault fault, unsigned int skip)
+{
+    wg_test.armed = true;
+    wg_test.fault = fault;
+    wg_test.skip = skip;
+}
+
+void
+wg_test_fault_disarm(void)
+{
+    wg_test.armed = false;
+}
+
+/* True if the armed failure has not happened yet. */
+bool
+wg_test_fault_pending(void)
+{
+    return wg_test.armed;
+}
+
+const char *
+wg_test_fault_name(enum wg_test_fault fault)
+{
+    static const char *const names[WG_TEST_N_FAULTS] = {
+        [WG_TEST_FAULT_HASH] = "hash",
+        [WG_TEST_FAULT_KEYED_HASH] = "keyed-hash",
+        [WG_TEST_FAULT_HMAC] = "hmac",
+        [WG_TEST_FAULT_XAEAD_SEAL] = "xaead-seal",
+    };
+
+    return fault < WG_TEST_N_FAULTS ? names[fault] : "?";
+}
+
+static void
+wg_test_read_rekey_env(const char *value)
+{
+    unsigned long long int n;
+
+    if (!value) {
+        return;
+    } else if (str_to_ullong(value, 10, &n) && n > 0) {
+        wg_test.rekey_after = n;
+        VLOG_WARN("%s=%llu: test hook, sessions rekey after %llu messages",
+                  WG_TEST_REKEY_ENV, n, n);
+    } else {
+        VLOG_WARN("%s=%s: not a positive number, ignored",
+                  WG_TEST_REKEY_ENV, value);
+    }
+}
+
+void
+wg_test_hooks_read_env(void)
+{
+    if (getenv(WG_TEST_BREAK_AEAD_ENV)) {
+        wg_test_break_aead();
+    }
+    wg_test_read_rekey_env(getenv(WG_TEST_REKEY_ENV));
+}
+
+/* From now on the data-path AEAD behaves like the defect fixed in November
+ * 2026 (messages copied, not encrypted, with an all-zero tag; any tag
+ * accepted), so that tests can prove that the start-up self-test
+ * (wg-crypto-selftest.h) catches such a library.  wg_crypto_describe()
+ * says so in the log. */
+void
+wg_test_break_aead(void)
+{
+    wg_test.aead_broken = true;
+}
+
+bool
+wg_test_aead_broken(void)
+{
+    return wg_test.aead_broken;
+}
+
+unsigned long long int
+wg_test_rekey_after(void)
+{
+    return wg_test.rekey_after;
+}
