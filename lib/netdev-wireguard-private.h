@@ -57,7 +57,7 @@ struct wg_uapi_server;
 #ifndef DPDK_NETDEV
 #define NETDEV_WG_GRO_MAX (UINT16_MAX - NETDEV_WG_RX_HEADROOM)
 #else
-/* In a DPDK build, OVS 3.1's netdev-dpdk copies a packet that is not from
+/* In a DPDK build, netdev-dpdk (3.1 to 4.0) copies a packet that is not from
  * a DPDK pool (ours are not) into one mbuf before a vhost-user or NIC port
  * sends it; a packet larger than the mbuf's room gets an external buffer
  * (dpdk_pktmbuf_attach_extbuf()) of at most UINT16_MAX bytes that also

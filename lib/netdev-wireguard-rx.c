@@ -132,7 +132,7 @@ netdev_wg_count_rx_drop(struct netdev_wireguard *wg, enum wg_device_rx rx)
 }
 
 #ifdef DPDK_NETDEV
-/* The largest frame we coalesce must fit the external buffer that OVS 3.1's
+/* The largest frame we coalesce must fit the external buffer that
  * netdev-dpdk attaches when it copies our packet into an mbuf: headroom,
  * data, shared info and a pointer, rounded up to a pointer's size, within
  * UINT16_MAX (dpdk_pktmbuf_attach_extbuf()). */
