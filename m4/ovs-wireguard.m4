@@ -91,7 +91,11 @@ supported: use 3.1.x, 3.3.x, 3.5.x, 3.6.x, 3.7.x or 4.0.x]) ;;
   OVS_DPDK_LIBS=`sed -n 's/^DPDK_LIBS = //p' "$OVS_BUILDDIR/Makefile"`
   dnl What OVS's own programs link besides its archives (libnuma and
   dnl friends in a DPDK build), for links that bypass libtool (fuzzers).
-  OVS_BUILD_LIBS=`sed -n 's/^LIBS = //p' "$OVS_BUILDDIR/Makefile"`
+  dnl libopenvswitch.la lists them all (libcap-ng is outside LIBS), and
+  dnl libtool archives (.la), which the fuzzers' link takes as .a itself.
+  OVS_BUILD_LIBS=`sed -n "s/^dependency_libs='\(.*\)'$/\1/p" \
+                  "$OVS_BUILDDIR/lib/libopenvswitch.la" | tr ' ' '\n' \
+                  | grep -v '\.la$' | tr '\n' ' '`
   AC_SUBST([OVS_BUILD_LIBS])
   OVS_DPDK_LDFLAGS=`sed -n 's/^DPDK_vswitchd_LDFLAGS = //p' \
                     "$OVS_BUILDDIR/Makefile"`
