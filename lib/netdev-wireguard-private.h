@@ -38,6 +38,7 @@
 #endif
 
 struct dp_packet;
+struct ds;
 struct pkt_gro_pkt;
 struct wg_device;
 struct bridge_l2;
@@ -157,7 +158,9 @@ extern struct ovs_list netdev_wg_list OVS_GUARDED_BY(netdev_wg_list_mutex);
 /* The files of the class, each calling only the ones listed after it:
  *
  *   netdev-wireguard.c         class, life cycle, configuration
- *   netdev-wireguard-appctl.c  "wireguard/show", "wireguard/crypto"
+ *   netdev-wireguard-appctl.c  "wireguard/show", "wireguard/crypto",
+ *                              "wireguard/reload-keys"
+ *   netdev-wireguard-keys.c    private and preshared keys, key files
  *   netdev-wireguard-uapi.c    the port's UAPI socket
  *   netdev-wireguard-tx.c      bridge to peer (the send path)
  *   netdev-wireguard-rx.c      peer to bridge (the receive path)
@@ -203,6 +206,26 @@ void netdev_wg_rx_destroy(struct netdev_wireguard *wg);
  * 'batch' with at most NETDEV_MAX_BURST packets.  Returns 0 or EAGAIN. */
 int netdev_wg_rx_recv(struct netdev_wireguard *wg,
                       struct dp_packet_batch *batch);
+
+/* netdev-wireguard-keys.c: key material (see the rule at the top of
+ * that file). */
+
+/* Gives the device the private key of 'cfg', the configuration about to
+ * be applied, if it differs from the one in force. */
+void netdev_wg_keys_apply(struct netdev_wireguard *wg,
+                          const struct wg_config *cfg);
+
+/* Logs the key file errors of 'cfg' that are new. */
+void netdev_wg_keys_log_errors(const struct netdev_wireguard *wg,
+                               const struct wg_config *cfg);
+
+/* Rereads the port's key files and applies the keys that could be read,
+ * describing the outcome in 'out'. */
+void netdev_wg_keys_reload(struct netdev_wireguard *wg, struct ds *out);
+
+/* Adds why key files are not in use to 'smap'. */
+void netdev_wg_keys_status(const struct netdev_wireguard *wg,
+                           struct smap *smap);
 
 /* netdev-wireguard-peers.c. */
 

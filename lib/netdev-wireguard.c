@@ -155,30 +155,6 @@ netdev_wireguard_dealloc(struct netdev *netdev)
 
 /* Identity and sockets. */
 
-static void
-netdev_wg_apply_private_key(struct netdev_wireguard *wg,
-                            const struct wg_config *cfg)
-{
-    uint8_t cur[WG_KEY_LEN];
-    bool has_cur = wg_device_get_private_key(wg->dev, cur);
-
-    /* Only a change of the database's key is applied, so that a key set
-     * through the UAPI stays until the database's changes. */
-    bool db_changed = (!wg->configured
-                       || cfg->has_private_key != wg->cfg.has_private_key
-                       || !wg_crypto_equal(cfg->private_key,
-                                           wg->cfg.private_key, WG_KEY_LEN));
-    if (db_changed && cfg->has_private_key
-        && (!has_cur || !wg_crypto_equal(cur, cfg->private_key,
-                                         WG_KEY_LEN))) {
-        netdev_wg_peer_remove_self(wg, cfg->private_key);
-        wg_device_set_private_key(wg->dev, cfg->private_key);
-    } else if (db_changed && !cfg->has_private_key && has_cur) {
-        wg_device_set_private_key(wg->dev, NULL);
-    }
-    wg_crypto_wipe(cur, sizeof cur);
-}
-
 /* Offloads: the port segments and checksums itself, so it advertises TSO and
  * checksum offload whenever userspace-tso is on.  OVS can turn it on at any
  * time (never off without a restart), so this is checked on every
@@ -307,11 +283,12 @@ netdev_wireguard_set_config(struct netdev *netdev, const struct smap *args,
 
     wg_config_init(&cfg);
     error = netdev_wg_check_crypto(errp);
-    if (!error) {
-        error = wg_config_parse(args, &cfg, errp);
-    }
 
     ovs_mutex_lock(&wg->mutex);
+    if (!error) {
+        error = wg_config_parse_from(args, wg->configured ? &wg->cfg : NULL,
+                                     &cfg, errp);
+    }
     if (!error) {
         error = netdev_wg_apply_addresses(wg, &cfg, errp);
     }
@@ -323,7 +300,8 @@ netdev_wireguard_set_config(struct netdev *netdev, const struct smap *args,
         }
     }
     if (!error) {
-        netdev_wg_apply_private_key(wg, &cfg);
+        netdev_wg_keys_log_errors(wg, &cfg);
+        netdev_wg_keys_apply(wg, &cfg);
         netdev_wg_apply_peers(wg, &cfg);
         netdev_wg_apply_offloads(wg);
         netdev_wg_log_peer_errors(wg, &cfg.peer_errors);
@@ -372,6 +350,7 @@ netdev_wireguard_get_status(const struct netdev *netdev, struct smap *smap)
         smap_add_nocopy(smap, xasprintf("peer_error.%s", node->key),
                         xstrdup(node->value));
     }
+    netdev_wg_keys_status(wg, smap);
     netdev_wg_uapi_status(wg, smap);
     smap_add(smap, "userspace_tso", wg->tso ? "true" : "false");
     ovs_mutex_unlock(&wg->mutex);

@@ -42,6 +42,7 @@ TESTSUITE_AT = \
 	tests/wg-replay.at \
 	tests/wireguard-macros.at \
 	tests/wireguard-port.at \
+	tests/wireguard-ops.at \
 	tests/wireguard-traffic.at \
 	tests/wireguard-forgery.at
 
