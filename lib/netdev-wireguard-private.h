@@ -51,6 +51,7 @@ struct wg_uapi_server;
 #define NETDEV_WG_TO_BRIDGE_MAX 2048    /* Packets waiting for rxq_recv(). */
 #define NETDEV_WG_TX_SLOTS 128          /* Encrypted messages per flush. */
 #define NETDEV_WG_RX_READS 16           /* Reads per recvmmsg(). */
+#define NETDEV_WG_MIN_MTU_IPV6 1280     /* Inner MTU IPv6 needs (RFC 8200). */
 /* Room for a coalesced packet (bare IP): a dp_packet holds at most 65535
  * bytes (its size fields are 16-bit), headroom for the Ethernet and
  * virtio-net headers included. */
@@ -120,6 +121,7 @@ struct netdev_wireguard {
     /* Configuration as last applied. */
     bool configured;
     struct wg_config cfg;
+    char *mtu_error;            /* Why mtu_request was refused, or NULL. */
 
     /* Protocol engine and sockets. */
     struct wg_device *dev;

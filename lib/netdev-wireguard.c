@@ -142,6 +142,7 @@ netdev_wireguard_destruct(struct netdev *netdev)
     netdev_wg_sock_destroy(wg);
     netdev_wg_bridge_destroy(wg);
     wg_config_destroy(&wg->cfg);
+    free(wg->mtu_error);
     smap_destroy(&wg->uapi_removed);
     ovs_mutex_unlock(&wg->mutex);
     ovs_mutex_destroy(&wg->mutex);
@@ -194,6 +195,65 @@ static void
 netdev_wg_restore_addresses(struct netdev_wireguard *wg)
 {
     free(bridge_l2_set_addresses(wg->l2, wg->cfg.address));
+}
+
+/* MTU rule: IPv6 needs an inner MTU of at least 1280. */
+
+static bool
+netdev_wg_peers_use_ipv6(const struct wg_config *cfg)
+{
+    const struct wg_config_peer *cp;
+
+    HMAP_FOR_EACH (cp, node, &cfg->peers) {
+        for (size_t i = 0; i < cp->n_allowed_ips; i++) {
+            if (cp->allowed_ips[i].family == AF_INET6) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+static bool
+netdev_wg_addresses_use_ipv6(const struct netdev_wireguard *wg)
+{
+    for (size_t i = 0; i < bridge_l2_n_addresses(wg->l2); i++) {
+        unsigned int plen;
+        uint8_t addr[16];
+        int family;
+
+        bridge_l2_get_address(wg->l2, i, &family, addr, &plen);
+        if (family == AF_INET6) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The smallest inner MTU allowed with the database peers of 'cfg' and the
+ * addresses the layer-2 adapter holds. */
+static int
+netdev_wg_min_mtu(const struct netdev_wireguard *wg,
+                  const struct wg_config *cfg)
+{
+    return (netdev_wg_peers_use_ipv6(cfg) || netdev_wg_addresses_use_ipv6(wg)
+            ? NETDEV_WG_MIN_MTU_IPV6 : NETDEV_WG_MIN_MTU);
+}
+
+/* Fails a configuration 'cfg' that brings IPv6 to a port whose MTU is too
+ * small for it. */
+static int
+netdev_wg_check_mtu(const struct netdev_wireguard *wg,
+                    const struct wg_config *cfg, char **errp)
+{
+    if (wg->mtu < netdev_wg_min_mtu(wg, cfg)) {
+        *errp = xasprintf("inner MTU %d is below %d, which IPv6 (in "
+                          "allowed_ips or address) requires: set "
+                          "mtu_request to %d or more", wg->mtu,
+                          NETDEV_WG_MIN_MTU_IPV6, NETDEV_WG_MIN_MTU_IPV6);
+        return EINVAL;
+    }
+    return 0;
 }
 
 /* Configuration. */
@@ -293,6 +353,12 @@ netdev_wireguard_set_config(struct netdev *netdev, const struct smap *args,
         error = netdev_wg_apply_addresses(wg, &cfg, errp);
     }
     if (!error) {
+        error = netdev_wg_check_mtu(wg, &cfg, errp);
+        if (error) {
+            netdev_wg_restore_addresses(wg);
+        }
+    }
+    if (!error) {
         error = netdev_wg_sock_apply(wg, &cfg, errp);
         if (error) {
             /* Nothing of the new configuration stays live. */
@@ -351,6 +417,9 @@ netdev_wireguard_get_status(const struct netdev *netdev, struct smap *smap)
                         xstrdup(node->value));
     }
     netdev_wg_keys_status(wg, smap);
+    if (wg->mtu_error) {
+        smap_add(smap, "mtu_error", wg->mtu_error);
+    }
     netdev_wg_uapi_status(wg, smap);
     smap_add(smap, "userspace_tso", wg->tso ? "true" : "false");
     ovs_mutex_unlock(&wg->mutex);
@@ -398,15 +467,44 @@ netdev_wireguard_get_mtu(const struct netdev *netdev, int *mtup)
     return 0;
 }
 
+/* Why inner MTU 'mtu' cannot be used, or NULL (caller frees). */
+static char *
+netdev_wg_mtu_refusal(const struct netdev_wireguard *wg, int mtu)
+{
+    int min = netdev_wg_min_mtu(wg, &wg->cfg);
+
+    if (mtu < min || mtu > NETDEV_WG_MAX_MTU) {
+        return xasprintf("mtu_request %d refused: the inner MTU must be "
+                         "%d to %d%s", mtu, min, NETDEV_WG_MAX_MTU,
+                         min == NETDEV_WG_MIN_MTU_IPV6
+                         ? " with IPv6 in allowed_ips or address" : "");
+    }
+    return NULL;
+}
+
 static int
 netdev_wireguard_set_mtu(struct netdev *netdev, int mtu)
 {
     struct netdev_wireguard *wg = netdev_wireguard_cast(netdev);
+    char *refusal;
 
-    if (mtu < NETDEV_WG_MIN_MTU || mtu > NETDEV_WG_MAX_MTU) {
+    ovs_mutex_lock(&wg->mutex);
+    refusal = netdev_wg_mtu_refusal(wg, mtu);
+    if (nullable_string_is_equal(refusal, wg->mtu_error)) {
+        free(refusal);
+    } else {
+        if (refusal) {
+            VLOG_WARN_RL(&netdev_wg_rl, "%s: %s", netdev_get_name(netdev),
+                         refusal);
+        }
+        free(wg->mtu_error);
+        wg->mtu_error = refusal;
+        netdev_change_seq_changed(netdev);
+    }
+    if (wg->mtu_error) {
+        ovs_mutex_unlock(&wg->mutex);
         return EINVAL;
     }
-    ovs_mutex_lock(&wg->mutex);
     if (wg->mtu != mtu) {
         netdev_wg_sock_flush(wg);
         wg->mtu = mtu;
