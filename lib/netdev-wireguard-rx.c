@@ -52,7 +52,6 @@ COVERAGE_DEFINE(wg_rx_merged);
 COVERAGE_DEFINE(wg_rx_round_full);
 COVERAGE_DEFINE(wg_rx_l2_drop);
 
-static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
 
 /* Distance between receive buffers: room for the largest read, rounded up
  * to a cache line. */
@@ -113,6 +112,7 @@ netdev_wg_rx_to_bridge(struct netdev_wireguard *wg, const uint8_t *ip,
         /* The adapter counted and logged the reason (bridge_l2_*). */
         COVERAGE_INC(wg_rx_l2_drop);
         wg->stats.rx_dropped++;
+        netdev_wg_count(wg, NETDEV_WG_RX_L2);
         dp_packet_delete(pkt);
     }
 }
@@ -222,13 +222,12 @@ netdev_wg_rx_read(struct netdev_wireguard *wg, struct udp_batch_rx_buf *buf,
             g->len = g->room = out.inner_len;
         } else if (rx == WG_DEVICE_RX_DATA) {
             COVERAGE_INC(wg_rx_round_full);
-            VLOG_WARN_RL(&rl, "%s: more than %d packets in one receive "
-                         "round: dropping one", netdev_get_name(&wg->up),
-                         NETDEV_WG_RX_INNER_MAX);
             wg->stats.rx_dropped++;
+            netdev_wg_count(wg, NETDEV_WG_RX_ROUND_FULL);
         } else {
             netdev_wg_count_rx_drop(wg, rx);
         }
+        netdev_wg_count_rx(wg, rx, &buf->src.sa);
     }
 }
 

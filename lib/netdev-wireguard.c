@@ -100,13 +100,15 @@ netdev_wireguard_construct(struct netdev *netdev)
     struct netdev_wireguard *wg = netdev_wireguard_cast(netdev);
     struct wg_device_hooks hooks = {
         .send = netdev_wg_sock_send_control,
-        .session_ready = netdev_wg_tx_session_ready,
-        .handshake_failed = netdev_wg_tx_handshake_failed,
+        .session_ready = netdev_wg_events_session_ready,
+        .handshake_failed = netdev_wg_events_handshake_failed,
     };
 
     ovs_mutex_init(&wg->mutex);
     wg->mac = netdev_wireguard_stable_mac(netdev_get_name(netdev));
     wg->mtu = NETDEV_WG_DEFAULT_MTU;
+    wg->flags = NETDEV_UP;      /* Administratively up, like a tunnel;
+                                 * carrier: netdev_wg_events_carrier(). */
     wg_config_init(&wg->cfg);
     smap_init(&wg->uapi_removed);
     wg->dev = wg_device_create(&hooks, wg);
@@ -412,6 +414,8 @@ netdev_wireguard_get_status(const struct netdev *netdev, struct smap *smap)
     smap_add_format(smap, "listen_port", "%d", wg->bound_port);
     smap_add_format(smap, "peers", "%"PRIuSIZE,
                     wg_device_peer_count(wg->dev));
+    smap_add_format(smap, "peers_up", "%"PRIuSIZE,
+                    netdev_wg_events_peers_up(wg));
     SMAP_FOR_EACH (node, &wg->cfg.peer_errors) {
         smap_add_nocopy(smap, xasprintf("peer_error.%s", node->key),
                         xstrdup(node->value));
@@ -529,6 +533,29 @@ netdev_wireguard_get_stats(const struct netdev *netdev,
 }
 
 static int
+netdev_wireguard_get_carrier(const struct netdev *netdev, bool *carrier)
+{
+    struct netdev_wireguard *wg = netdev_wireguard_cast(netdev);
+
+    ovs_mutex_lock(&wg->mutex);
+    *carrier = netdev_wg_events_carrier(wg);
+    ovs_mutex_unlock(&wg->mutex);
+    return 0;
+}
+
+static int
+netdev_wireguard_get_custom_stats(const struct netdev *netdev,
+                                  struct netdev_custom_stats *stats)
+{
+    struct netdev_wireguard *wg = netdev_wireguard_cast(netdev);
+
+    ovs_mutex_lock(&wg->mutex);
+    netdev_wg_get_custom_stats(wg, stats);
+    ovs_mutex_unlock(&wg->mutex);
+    return 0;
+}
+
+static int
 netdev_wireguard_update_flags(struct netdev *netdev, enum netdev_flags off,
                               enum netdev_flags on,
                               enum netdev_flags *old_flagsp)
@@ -638,6 +665,7 @@ netdev_wireguard_run(const struct netdev_class *class OVS_UNUSED)
         wg_device_run(wg->dev);
         netdev_wg_bridge_run(wg);
         netdev_wg_uapi_run(wg);
+        netdev_wg_events_run(wg);
         netdev_wg_sock_flush(wg);
         ovs_mutex_unlock(&wg->mutex);
     }
@@ -654,6 +682,7 @@ netdev_wireguard_wait(const struct netdev_class *class OVS_UNUSED)
         ovs_mutex_lock(&wg->mutex);
         long long int deadline = MIN(wg_device_next_deadline(wg->dev),
                                      bridge_l2_next_deadline(wg->l2));
+        deadline = MIN(deadline, netdev_wg_events_next_scan(wg));
         if (deadline != LLONG_MAX) {
             poll_timer_wait_until(deadline);
         }
@@ -680,6 +709,8 @@ const struct netdev_class netdev_wireguard_class = {
     .get_mtu = netdev_wireguard_get_mtu,
     .set_mtu = netdev_wireguard_set_mtu,
     .get_stats = netdev_wireguard_get_stats,
+    .get_custom_stats = netdev_wireguard_get_custom_stats,
+    .get_carrier = netdev_wireguard_get_carrier,
     .get_status = netdev_wireguard_get_status,
     .update_flags = netdev_wireguard_update_flags,
     .rxq_alloc = netdev_wireguard_rxq_alloc,
