@@ -19,7 +19,7 @@
 
 /* Parsing and validation of a wireguard interface's OVSDB options.
  *
- * Two kinds of errors, as DESIGN.md section 3 describes:
+ * Two kinds of errors (Documentation/topics/design.rst, "Configuration"):
  *   - interface-level (private key unreadable or malformed, key file
  *     readable by others, bad listen_port/address/offload switch, unknown
  *     option): wg_config_parse() fails with one sentence;

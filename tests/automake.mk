@@ -236,7 +236,8 @@ check-style: check-layering
 	@cd $(srcdir) && python3 '$(OVS_SRCDIR)/utilities/checkpatch.py' -q \
 	  -f $(STYLE_FILES) && echo "check-style: $(words $(STYLE_FILES)) files OK"
 
-# DESIGN.md section 6 on lib/: no two files call each other in a circle;
+# Documentation/topics/design.rst ("Layering") on lib/: no two files call
+# each other in a circle;
 # wg-* and udp-batch include no packet header (utilities/checks/lib-layering
 # says what counts).  Part of check-style, which the README test command
 # runs.
