@@ -30,6 +30,7 @@ TESTSUITE_AT = \
 	tests/pkt-csum.at \
 	tests/pkt-gro.at \
 	tests/pkt-gso.at \
+	tests/pkt-ecn.at \
 	tests/pkt-mtu.at \
 	tests/wg-device.at \
 	tests/wg-uapi.at \
