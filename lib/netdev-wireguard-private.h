@@ -152,6 +152,8 @@ struct netdev_wg_offload_stats {
       "too many packets in one receive round")                             \
     C(RX_BRIDGE_FULL, "rx_drop_bridge_queue_full", WARN,                   \
       "the queue to the bridge is full")                                   \
+    C(RX_ECN_NOT_ECT, "rx_drop_ecn_not_ect", INFO,                         \
+      "congestion (outer CE) on a packet that is not ECN-capable")         \
     C(HANDSHAKE_INITIATION_SENT, "handshake_initiation_sent", DBG, "")     \
     C(HANDSHAKE_RESPONSE_SENT, "handshake_response_sent", DBG, "")         \
     C(SESSION_STARTED, "session_started", DBG, "")                         \

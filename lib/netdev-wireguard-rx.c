@@ -24,6 +24,7 @@
 #include "dp-packet.h"
 #include "netdev-wireguard-private.h"
 #include "openvswitch/vlog.h"
+#include "pkt-ecn.h"
 #include "pkt-gro.h"
 #include "timeval.h"
 #include "util.h"
@@ -215,7 +216,12 @@ netdev_wg_rx_read(struct netdev_wireguard *wg, struct udp_batch_rx_buf *buf,
                                buf->src.sa.sa_family == AF_INET6
                                ? sizeof buf->src.sin6 : sizeof buf->src.sin,
                                CONST_CAST(uint8_t *, data), len, &out);
-        if (rx == WG_DEVICE_RX_DATA && *n < NETDEV_WG_RX_INNER_MAX) {
+        if (rx == WG_DEVICE_RX_DATA
+            && pkt_ecn_decap(out.inner, out.inner_len, buf->tos)
+               == PKT_ECN_DECAP_DROP) {
+            wg->stats.rx_dropped++;
+            netdev_wg_count(wg, NETDEV_WG_RX_ECN_NOT_ECT);
+        } else if (rx == WG_DEVICE_RX_DATA && *n < NETDEV_WG_RX_INNER_MAX) {
             struct pkt_gro_pkt *g = &wg->rx_inner[(*n)++];
             memset(g, 0, sizeof *g);
             g->data = out.inner;

@@ -22,6 +22,7 @@
 #include "netdev-wireguard-private.h"
 #include "openvswitch/vlog.h"
 #include "pkt-csum.h"
+#include "pkt-ecn.h"
 #include "pkt-gso.h"
 #include "pkt-mtu.h"
 #include "timeval.h"
@@ -96,6 +97,7 @@ static bool
 netdev_wg_seal_slot(struct netdev_wireguard *wg, struct wg_peer *peer,
                     uint8_t *slot, size_t inner_len)
 {
+    uint8_t tos = pkt_ecn_encap(slot + WG_DEVICE_HEADROOM, inner_len);
     const struct sockaddr *dst;
     socklen_t dst_len;
     int n;
@@ -123,8 +125,8 @@ netdev_wg_seal_slot(struct netdev_wireguard *wg, struct wg_peer *peer,
         netdev_wg_tx_drop(wg, NETDEV_WG_TX_NO_ENDPOINT);
         return false;
     }
-    udp_batch_tx_add(dst->sa_family == AF_INET6 ? wg->tx.q6 : wg->tx.q4,
-                     slot, n, dst);
+    udp_batch_tx_add_tos(dst->sa_family == AF_INET6 ? wg->tx.q6 : wg->tx.q4,
+                         slot, n, dst, tos);
     wg->stats.tx_packets++;
     wg->stats.tx_bytes += inner_len;
     return true;

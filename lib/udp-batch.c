@@ -61,10 +61,10 @@ struct udp_batch_sock {
     struct udp_batch_stats stats OVS_GUARDED;
 };
 
-/* Room for the one control message of a GSO send. */
+/* Room for the control messages of a send: UDP_SEGMENT and the TOS. */
 union udp_batch_tx_cmsg {
     struct cmsghdr align;
-    char buf[CMSG_SPACE(sizeof(uint16_t))];
+    char buf[CMSG_SPACE(sizeof(uint16_t)) + CMSG_SPACE(sizeof(int))];
 };
 
 /* Room for the control messages of one read: UDP_GRO, with slack. */
@@ -235,6 +235,22 @@ create_socket(int family, int *fdp, char **errp)
     return 0;
 }
 
+/* Asks the kernel for each datagram's TOS or traffic class (for ECN);
+ * without it, datagrams read as TOS 0. */
+static void
+rx_want_tos(int fd, int family)
+{
+    int on = 1;
+
+    if (setsockopt(fd, family == AF_INET6 ? IPPROTO_IPV6 : IPPROTO_IP,
+                   family == AF_INET6 ? IPV6_RECVTCLASS : IP_RECVTOS,
+                   &on, sizeof on)) {
+        VLOG_WARN_RL(&err_rl, "%s socket: cannot read the TOS of datagrams "
+                     "(%s): ECN marks are not carried in",
+                     family_name(family), ovs_strerror(errno));
+    }
+}
+
 static struct udp_batch_sock *
 sock_create(int fd, const struct udp_batch_options *opts)
 {
@@ -254,6 +270,7 @@ sock_create(int fd, const struct udp_batch_options *opts)
     if (opts->gro) {
         udp_batch_set_gro(sock, true);
     }
+    rx_want_tos(fd, opts->family);
     return sock;
 }
 
@@ -422,6 +439,13 @@ bool
 udp_batch_tx_add(struct udp_batch_tx *tx, const void *data, size_t size,
                  const struct sockaddr *dst)
 {
+    return udp_batch_tx_add_tos(tx, data, size, dst, 0);
+}
+
+bool
+udp_batch_tx_add_tos(struct udp_batch_tx *tx, const void *data, size_t size,
+                     const struct sockaddr *dst, uint8_t tos)
+{
     if (tx->n >= tx->max) {
         return false;
     }
@@ -430,6 +454,7 @@ udp_batch_tx_add(struct udp_batch_tx *tx, const void *data, size_t size,
     struct udp_batch_msg *msg = &tx->msgs[tx->n];
     msg->data = data;
     msg->size = size;
+    msg->tos = tos;
     memset(&msg->dst, 0, sizeof msg->dst);
     memcpy(&msg->dst, dst, addr_len(dst->sa_family));
     tx->iov[tx->n].iov_base = CONST_CAST(void *, data);
@@ -459,6 +484,7 @@ udp_batch_gso_run(const struct udp_batch_msg *msgs, size_t n)
 
         if (!m->size || m->size > seg_size
             || total + m->size > UDP_BATCH_GSO_MAX_BYTES
+            || m->tos != msgs[0].tos
             || !udp_batch_addr_equal(&m->dst, &msgs[0].dst)) {
             break;
         }
@@ -470,6 +496,46 @@ udp_batch_gso_run(const struct udp_batch_msg *msgs, size_t n)
         }
     }
     return i;
+}
+
+/* Appends a control message of 'level', 'type' and the 'len' bytes at
+ * 'data' to 'mh', whose msg_control has room for it. */
+static void
+tx_put_cmsg(struct msghdr *mh, int level, int type, const void *data,
+            size_t len)
+{
+    struct cmsghdr *cmsg = (struct cmsghdr *) ((char *) mh->msg_control
+                                               + mh->msg_controllen);
+
+    memset(cmsg, 0, CMSG_SPACE(len));
+    cmsg->cmsg_level = level;
+    cmsg->cmsg_type = type;
+    cmsg->cmsg_len = CMSG_LEN(len);
+    memcpy(CMSG_DATA(cmsg), data, len);
+    mh->msg_controllen += CMSG_SPACE(len);
+}
+
+/* Adds to 'mh' the control messages for 'count' messages like 'msg': the
+ * segment size if there are several, the TOS if it is not 0. */
+static void
+tx_put_cmsgs(struct msghdr *mh, union udp_batch_tx_cmsg *room,
+             const struct udp_batch_msg *msg, size_t count)
+{
+    mh->msg_control = room->buf;
+    mh->msg_controllen = 0;
+    if (count > 1) {
+        uint16_t seg_size = msg->size;
+        tx_put_cmsg(mh, SOL_UDP, UDP_SEGMENT, &seg_size, sizeof seg_size);
+    }
+    if (msg->tos) {
+        int tos = msg->tos;
+        bool v6 = msg->dst.sa.sa_family == AF_INET6;
+        tx_put_cmsg(mh, v6 ? IPPROTO_IPV6 : IPPROTO_IP,
+                    v6 ? IPV6_TCLASS : IP_TOS, &tos, sizeof tos);
+    }
+    if (!mh->msg_controllen) {
+        mh->msg_control = NULL;
+    }
 }
 
 /* Makes tx->mmsg[k] carry 'count' messages starting at msgs[first], with a
@@ -485,17 +551,7 @@ tx_fill_mmsg(struct udp_batch_tx *tx, size_t k, size_t first, size_t count)
     mh->msg_namelen = addr_len(msg->dst.sa.sa_family);
     mh->msg_iov = &tx->iov[first];
     mh->msg_iovlen = count;
-    if (count > 1) {
-        struct cmsghdr *cmsg = (struct cmsghdr *) tx->cmsgs[k].buf;
-        uint16_t seg_size = msg->size;
-
-        mh->msg_control = tx->cmsgs[k].buf;
-        mh->msg_controllen = CMSG_SPACE(sizeof seg_size);
-        cmsg->cmsg_level = SOL_UDP;
-        cmsg->cmsg_type = UDP_SEGMENT;
-        cmsg->cmsg_len = CMSG_LEN(sizeof seg_size);
-        memcpy(CMSG_DATA(cmsg), &seg_size, sizeof seg_size);
-    }
+    tx_put_cmsgs(mh, &tx->cmsgs[k], msg, count);
     tx->spans[k].first = first;
     tx->spans[k].count = count;
 }
@@ -542,8 +598,10 @@ tx_send_plain(struct udp_batch_sock *sock, struct udp_batch_msg *msg,
         .msg_iov = &iov,
         .msg_iovlen = 1,
     };
+    union udp_batch_tx_cmsg room;
     ssize_t retval;
 
+    tx_put_cmsgs(&mh, &room, msg, 1);
     do {
         d->tx_calls++;
         retval = sendmsg(sock->fd, &mh, 0);
@@ -749,6 +807,26 @@ rx_swap(struct udp_batch_rx_buf *a, struct udp_batch_rx_buf *b)
     *b = tmp;
 }
 
+/* The IPv4 TOS or IPv6 traffic class the read 'mh' arrived with, or 0. */
+static uint8_t
+rx_tos(struct msghdr *mh)
+{
+    for (struct cmsghdr *cmsg = CMSG_FIRSTHDR(mh); cmsg;
+         cmsg = CMSG_NXTHDR(mh, cmsg)) {
+        if (cmsg->cmsg_level == IPPROTO_IP && cmsg->cmsg_type == IP_TOS
+            && cmsg->cmsg_len >= CMSG_LEN(sizeof(uint8_t))) {
+            return *(uint8_t *) CMSG_DATA(cmsg);
+        } else if (cmsg->cmsg_level == IPPROTO_IPV6
+                   && cmsg->cmsg_type == IPV6_TCLASS
+                   && cmsg->cmsg_len >= CMSG_LEN(sizeof(int))) {
+            int tclass;
+            memcpy(&tclass, CMSG_DATA(cmsg), sizeof tclass);
+            return tclass;
+        }
+    }
+    return 0;
+}
+
 /* Reads the results of recvmmsg() for 'n' buffers into 'bufs', moves the
  * truncated ones behind the others and returns how many are good. */
 static size_t
@@ -768,6 +846,7 @@ rx_collect(struct udp_batch_rx_buf *bufs, struct mmsghdr *mmsg, size_t n,
         }
         buf->len = mmsg[i].msg_len;
         buf->gro_size = rx_gro_size(mh);
+        buf->tos = rx_tos(mh);
 
         size_t n_dgrams = udp_batch_seg_count(buf->len, buf->gro_size);
         d->rx_datagrams += n_dgrams;
