@@ -27,6 +27,7 @@
 #include "openvswitch/vlog.h"
 #include "ovs-atomic.h"
 #include "ovs-thread.h"
+#include "udp-batch-cmsg.h"
 #include "util.h"
 
 VLOG_DEFINE_THIS_MODULE(udp_batch);
@@ -37,12 +38,6 @@ COVERAGE_DEFINE(udp_batch_tx_error);
 COVERAGE_DEFINE(udp_batch_rx_truncated);
 COVERAGE_DEFINE(udp_batch_rx_error);
 
-#ifndef SOL_UDP
-#define SOL_UDP 17
-#endif
-#ifndef UDP_SEGMENT
-#define UDP_SEGMENT 103
-#endif
 #ifndef UDP_GRO
 #define UDP_GRO 104
 #endif
@@ -59,12 +54,6 @@ struct udp_batch_sock {
     atomic_bool gso_failed;
     struct ovs_mutex mutex;
     struct udp_batch_stats stats OVS_GUARDED;
-};
-
-/* Room for the control messages of a send: UDP_SEGMENT and the TOS. */
-union udp_batch_tx_cmsg {
-    struct cmsghdr align;
-    char buf[CMSG_SPACE(sizeof(uint16_t)) + CMSG_SPACE(sizeof(int))];
 };
 
 /* Room for the control messages of one read: UDP_GRO, with slack. */
@@ -235,22 +224,6 @@ create_socket(int family, int *fdp, char **errp)
     return 0;
 }
 
-/* Asks the kernel for each datagram's TOS or traffic class (for ECN);
- * without it, datagrams read as TOS 0. */
-static void
-rx_want_tos(int fd, int family)
-{
-    int on = 1;
-
-    if (setsockopt(fd, family == AF_INET6 ? IPPROTO_IPV6 : IPPROTO_IP,
-                   family == AF_INET6 ? IPV6_RECVTCLASS : IP_RECVTOS,
-                   &on, sizeof on)) {
-        VLOG_WARN_RL(&err_rl, "%s socket: cannot read the TOS of datagrams "
-                     "(%s): ECN marks are not carried in",
-                     family_name(family), ovs_strerror(errno));
-    }
-}
-
 static struct udp_batch_sock *
 sock_create(int fd, const struct udp_batch_options *opts)
 {
@@ -270,7 +243,7 @@ sock_create(int fd, const struct udp_batch_options *opts)
     if (opts->gro) {
         udp_batch_set_gro(sock, true);
     }
-    rx_want_tos(fd, opts->family);
+    udp_batch_cmsg_want_tos(fd, opts->family);
     return sock;
 }
 
@@ -498,46 +471,6 @@ udp_batch_gso_run(const struct udp_batch_msg *msgs, size_t n)
     return i;
 }
 
-/* Appends a control message of 'level', 'type' and the 'len' bytes at
- * 'data' to 'mh', whose msg_control has room for it. */
-static void
-tx_put_cmsg(struct msghdr *mh, int level, int type, const void *data,
-            size_t len)
-{
-    struct cmsghdr *cmsg = (struct cmsghdr *) ((char *) mh->msg_control
-                                               + mh->msg_controllen);
-
-    memset(cmsg, 0, CMSG_SPACE(len));
-    cmsg->cmsg_level = level;
-    cmsg->cmsg_type = type;
-    cmsg->cmsg_len = CMSG_LEN(len);
-    memcpy(CMSG_DATA(cmsg), data, len);
-    mh->msg_controllen += CMSG_SPACE(len);
-}
-
-/* Adds to 'mh' the control messages for 'count' messages like 'msg': the
- * segment size if there are several, the TOS if it is not 0. */
-static void
-tx_put_cmsgs(struct msghdr *mh, union udp_batch_tx_cmsg *room,
-             const struct udp_batch_msg *msg, size_t count)
-{
-    mh->msg_control = room->buf;
-    mh->msg_controllen = 0;
-    if (count > 1) {
-        uint16_t seg_size = msg->size;
-        tx_put_cmsg(mh, SOL_UDP, UDP_SEGMENT, &seg_size, sizeof seg_size);
-    }
-    if (msg->tos) {
-        int tos = msg->tos;
-        bool v6 = msg->dst.sa.sa_family == AF_INET6;
-        tx_put_cmsg(mh, v6 ? IPPROTO_IPV6 : IPPROTO_IP,
-                    v6 ? IPV6_TCLASS : IP_TOS, &tos, sizeof tos);
-    }
-    if (!mh->msg_controllen) {
-        mh->msg_control = NULL;
-    }
-}
-
 /* Makes tx->mmsg[k] carry 'count' messages starting at msgs[first], with a
  * UDP_SEGMENT control message if there are several. */
 static void
@@ -551,7 +484,7 @@ tx_fill_mmsg(struct udp_batch_tx *tx, size_t k, size_t first, size_t count)
     mh->msg_namelen = addr_len(msg->dst.sa.sa_family);
     mh->msg_iov = &tx->iov[first];
     mh->msg_iovlen = count;
-    tx_put_cmsgs(mh, &tx->cmsgs[k], msg, count);
+    udp_batch_cmsg_put_tx(mh, &tx->cmsgs[k], msg, count);
     tx->spans[k].first = first;
     tx->spans[k].count = count;
 }
@@ -601,7 +534,7 @@ tx_send_plain(struct udp_batch_sock *sock, struct udp_batch_msg *msg,
     union udp_batch_tx_cmsg room;
     ssize_t retval;
 
-    tx_put_cmsgs(&mh, &room, msg, 1);
+    udp_batch_cmsg_put_tx(&mh, &room, msg, 1);
     do {
         d->tx_calls++;
         retval = sendmsg(sock->fd, &mh, 0);
@@ -807,26 +740,6 @@ rx_swap(struct udp_batch_rx_buf *a, struct udp_batch_rx_buf *b)
     *b = tmp;
 }
 
-/* The IPv4 TOS or IPv6 traffic class the read 'mh' arrived with, or 0. */
-static uint8_t
-rx_tos(struct msghdr *mh)
-{
-    for (struct cmsghdr *cmsg = CMSG_FIRSTHDR(mh); cmsg;
-         cmsg = CMSG_NXTHDR(mh, cmsg)) {
-        if (cmsg->cmsg_level == IPPROTO_IP && cmsg->cmsg_type == IP_TOS
-            && cmsg->cmsg_len >= CMSG_LEN(sizeof(uint8_t))) {
-            return *(uint8_t *) CMSG_DATA(cmsg);
-        } else if (cmsg->cmsg_level == IPPROTO_IPV6
-                   && cmsg->cmsg_type == IPV6_TCLASS
-                   && cmsg->cmsg_len >= CMSG_LEN(sizeof(int))) {
-            int tclass;
-            memcpy(&tclass, CMSG_DATA(cmsg), sizeof tclass);
-            return tclass;
-        }
-    }
-    return 0;
-}
-
 /* Reads the results of recvmmsg() for 'n' buffers into 'bufs', moves the
  * truncated ones behind the others and returns how many are good. */
 static size_t
@@ -846,7 +759,7 @@ rx_collect(struct udp_batch_rx_buf *bufs, struct mmsghdr *mmsg, size_t n,
         }
         buf->len = mmsg[i].msg_len;
         buf->gro_size = rx_gro_size(mh);
-        buf->tos = rx_tos(mh);
+        buf->tos = udp_batch_cmsg_rx_tos(mh);
 
         size_t n_dgrams = udp_batch_seg_count(buf->len, buf->gro_size);
         d->rx_datagrams += n_dgrams;
