@@ -157,10 +157,44 @@ netdev_wg_crypto_unixctl(struct unixctl_conn *conn, int argc OVS_UNUSED,
     ds_destroy(&out);
 }
 
-/* Registers the wireguard/show and wireguard/crypto commands. */
+/* "ovs-appctl wireguard/reload-keys PORT": reads the port's private and
+ * preshared key files again; a file that cannot be used leaves its key as
+ * it is (netdev-wireguard-keys.c). */
+static void
+netdev_wg_reload_keys_unixctl(struct unixctl_conn *conn, int argc OVS_UNUSED,
+                              const char *argv[], void *aux OVS_UNUSED)
+{
+    struct ds out = DS_EMPTY_INITIALIZER;
+    struct netdev_wireguard *wg;
+    bool found = false;
+
+    ovs_mutex_lock(&netdev_wg_list_mutex);
+    LIST_FOR_EACH (wg, list_node, &netdev_wg_list) {
+        if (!strcmp(argv[1], netdev_get_name(&wg->up))) {
+            ovs_mutex_lock(&wg->mutex);
+            netdev_wg_keys_reload(wg, &out);
+            ovs_mutex_unlock(&wg->mutex);
+            found = true;
+            break;
+        }
+    }
+    ovs_mutex_unlock(&netdev_wg_list_mutex);
+
+    if (!found) {
+        unixctl_command_reply_error(conn, "no such wireguard port");
+    } else {
+        unixctl_command_reply(conn, ds_cstr(&out));
+    }
+    ds_destroy(&out);
+}
+
+/* Registers the wireguard/show, wireguard/crypto and wireguard/reload-keys
+ * commands. */
 void
 netdev_wg_appctl_register(void)
 {
+    unixctl_command_register("wireguard/reload-keys", "PORT", 1, 1,
+                             netdev_wg_reload_keys_unixctl, NULL);
     unixctl_command_register("wireguard/show", "[--offload] [PORT]", 0, 2,
                              netdev_wg_show_unixctl, NULL);
     unixctl_command_register("wireguard/crypto", "", 0, 0,

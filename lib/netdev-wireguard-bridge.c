@@ -36,7 +36,6 @@ VLOG_DEFINE_THIS_MODULE(netdev_wireguard_bridge);
 
 COVERAGE_DEFINE(wg_rx_to_bridge_full);
 
-static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
 
 /* Rings. */
 
@@ -107,10 +106,8 @@ netdev_wg_bridge_push(struct netdev_wireguard *wg, struct dp_packet *pkt)
 {
     if (!netdev_wg_ring_push(&wg->to_bridge, pkt)) {
         COVERAGE_INC(wg_rx_to_bridge_full);
-        VLOG_WARN_RL(&rl, "%s: %d packets wait for the bridge already: "
-                     "dropping one", netdev_get_name(&wg->up),
-                     NETDEV_WG_TO_BRIDGE_MAX);
         wg->stats.rx_dropped++;
+        netdev_wg_count(wg, NETDEV_WG_RX_BRIDGE_FULL);
         dp_packet_delete(pkt);
     }
 }

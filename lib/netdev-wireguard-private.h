@@ -30,6 +30,7 @@
 #include "packets.h"
 #include "smap.h"
 #include "wg-config.h"
+#include "wg-device.h"
 #include "tx-slots.h"
 #include "udp-batch.h"
 #include "util.h"
@@ -38,6 +39,7 @@
 #endif
 
 struct dp_packet;
+struct ds;
 struct pkt_gro_pkt;
 struct wg_device;
 struct bridge_l2;
@@ -50,6 +52,8 @@ struct wg_uapi_server;
 #define NETDEV_WG_TO_BRIDGE_MAX 2048    /* Packets waiting for rxq_recv(). */
 #define NETDEV_WG_TX_SLOTS 128          /* Encrypted messages per flush. */
 #define NETDEV_WG_RX_READS 16           /* Reads per recvmmsg(). */
+#define NETDEV_WG_MIN_MTU_IPV6 1280     /* Inner MTU IPv6 needs (RFC 8200). */
+#define NETDEV_WG_EVENTS_SCAN_MS 1000   /* Peer expiry and roaming checks. */
 /* Room for a coalesced packet (bare IP): a dp_packet holds at most 65535
  * bytes (its size fields are 16-bit), headroom for the Ethernet and
  * virtio-net headers included. */
@@ -84,6 +88,9 @@ struct netdev_wg_peer {
     char *name;                 /* OVSDB peer name, NULL if added by UAPI. */
     char *fingerprint;          /* Options it was configured from. */
     struct netdev_wg_ring queue;    /* Inner IP packets awaiting a session. */
+    bool up;                    /* Logged as up (has had a session). */
+    struct sockaddr_storage endpoint;   /* Endpoint at the last scan. */
+    socklen_t endpoint_len;             /* 0: none yet. */
 };
 
 /* The send batch: message slots (each a WireGuard header, inner packet,
@@ -106,6 +113,59 @@ struct netdev_wg_offload_stats {
                                  * first of each). */
 };
 
+/* Per-port counters, shown with the netdev's custom statistics (what
+ * "ovs-vsctl get interface P statistics" and "ovs-ofctl dump-ports" show)
+ * next to the engine's receive outcomes (netdev-wireguard-stats.c).  Each
+ * drop reason has its counter, its log level and the log line's reason. */
+#define NETDEV_WG_COUNTERS                                                  \
+    C(TX_NO_ROUTE, "tx_drop_no_route", INFO,                               \
+      "no peer allows the destination")                                    \
+    C(TX_TOO_BIG, "tx_drop_too_big", INFO,                                 \
+      "a packet is larger than the MTU")                                   \
+    C(TX_QUEUE_FULL, "tx_drop_queue_full", INFO,                           \
+      "too many packets wait for peers without a session")                 \
+    C(TX_NO_ENDPOINT, "tx_drop_no_endpoint", INFO,                         \
+      "the peer has no endpoint")                                          \
+    C(TX_NO_SESSION, "tx_drop_no_session", INFO,                           \
+      "the peer has no session")                                           \
+    C(TX_NO_ROOM, "tx_drop_no_room", WARN,                                 \
+      "the message does not fit its buffer")                               \
+    C(TX_CRYPTO_ERROR, "tx_drop_crypto_error", WARN,                       \
+      "the crypto library failed to encrypt")                              \
+    C(TX_GSO_ERROR, "tx_drop_gso_error", WARN,                             \
+      "a super-packet could not be segmented")                             \
+    C(TX_FRAG_ERROR, "tx_drop_frag_error", WARN,                           \
+      "a packet could not be fragmented")                                  \
+    C(TX_HANDSHAKE_FAILED, "tx_drop_handshake_failed", INFO,               \
+      "the handshake was given up")                                        \
+    C(TX_L2, "tx_drop_l2", INFO,                                           \
+      "the layer-2 adapter did not forward it (see wg_l2_* coverage)")     \
+    C(TX_SOCKET, "tx_drop_socket", INFO,                                    \
+      "the socket did not take the message")                               \
+    C(TX_CONTROL_NO_SOCKET, "tx_drop_control_no_socket", INFO,              \
+      "no socket for the peer's address family (handshake message)")       \
+    C(TX_CONTROL_SOCKET, "tx_drop_control_socket", INFO,                    \
+      "the socket did not take a handshake message")                       \
+    C(RX_L2, "rx_drop_l2", INFO,                                           \
+      "the layer-2 adapter did not deliver it (see wg_l2_* coverage)")     \
+    C(RX_ROUND_FULL, "rx_drop_round_full", WARN,                           \
+      "too many packets in one receive round")                             \
+    C(RX_BRIDGE_FULL, "rx_drop_bridge_queue_full", WARN,                   \
+      "the queue to the bridge is full")                                   \
+    C(RX_ECN_NOT_ECT, "rx_drop_ecn_not_ect", INFO,                         \
+      "congestion (outer CE) on a packet that is not ECN-capable")         \
+    C(HANDSHAKE_INITIATION_SENT, "handshake_initiation_sent", DBG, "")     \
+    C(HANDSHAKE_RESPONSE_SENT, "handshake_response_sent", DBG, "")         \
+    C(SESSION_STARTED, "session_started", DBG, "")                         \
+    C(REKEY, "rekey", DBG, "")
+
+enum netdev_wg_counter {
+#define C(ENUM, NAME, LEVEL, WHY) NETDEV_WG_##ENUM,
+    NETDEV_WG_COUNTERS
+#undef C
+    NETDEV_WG_N_COUNTERS
+};
+
 struct netdev_wireguard {
     struct netdev up;
     struct ovs_list list_node;  /* In 'netdev_wg_list'. */
@@ -115,10 +175,15 @@ struct netdev_wireguard {
     int mtu;
     enum netdev_flags flags;
     struct netdev_stats stats;
+    uint64_t counters[NETDEV_WG_N_COUNTERS];
+    uint64_t rx_outcomes[WG_DEVICE_N_RX];   /* wg_device_receive()'s. */
+    long long int events_next_scan;         /* netdev-wireguard-events.c. */
+    bool carrier;                           /* As last reported. */
 
     /* Configuration as last applied. */
     bool configured;
     struct wg_config cfg;
+    char *mtu_error;            /* Why mtu_request was refused, or NULL. */
 
     /* Protocol engine and sockets. */
     struct wg_device *dev;
@@ -157,13 +222,17 @@ extern struct ovs_list netdev_wg_list OVS_GUARDED_BY(netdev_wg_list_mutex);
 /* The files of the class, each calling only the ones listed after it:
  *
  *   netdev-wireguard.c         class, life cycle, configuration
- *   netdev-wireguard-appctl.c  "wireguard/show", "wireguard/crypto"
+ *   netdev-wireguard-appctl.c  "wireguard/show", "wireguard/crypto",
+ *                              "wireguard/reload-keys"
+ *   netdev-wireguard-keys.c    private and preshared keys, key files
  *   netdev-wireguard-uapi.c    the port's UAPI socket
+ *   netdev-wireguard-events.c  peer up/down/roaming log lines, carrier
  *   netdev-wireguard-tx.c      bridge to peer (the send path)
  *   netdev-wireguard-rx.c      peer to bridge (the receive path)
  *   netdev-wireguard-peers.c   per-peer port state, OVSDB reconciliation
  *   netdev-wireguard-sock.c    sockets, send batch, control messages
  *   netdev-wireguard-bridge.c  what goes to the bridge, packet rings
+ *   netdev-wireguard-stats.c   per-port counters and drop log lines
  *
  * tx and rx never call each other.
  *
@@ -181,6 +250,24 @@ extern struct ovs_list netdev_wg_list OVS_GUARDED_BY(netdev_wg_list_mutex);
  * needs no lock: OpenSSL contexts belong to one key, which the port's
  * mutex serializes, and intel-ipsec-mb has one manager per thread
  * (wg-aead-ipsecmb.c). */
+
+/* netdev-wireguard-events.c: peer events (see the top of that file). */
+
+/* Hooks of the protocol engine: log and count, then hand over to the send
+ * path's hooks below. */
+void netdev_wg_events_session_ready(void *aux, struct wg_peer *peer);
+void netdev_wg_events_handshake_failed(void *aux, struct wg_peer *peer);
+
+/* Finds expired sessions and changed endpoints, at most once per
+ * NETDEV_WG_EVENTS_SCAN_MS; when to call it next. */
+void netdev_wg_events_run(struct netdev_wireguard *wg);
+long long int netdev_wg_events_next_scan(const struct netdev_wireguard *wg);
+
+/* Number of peers with a session now. */
+size_t netdev_wg_events_peers_up(const struct netdev_wireguard *wg);
+
+/* Carrier: the port has a socket and a private key. */
+bool netdev_wg_events_carrier(const struct netdev_wireguard *wg);
 
 /* netdev-wireguard-tx.c: bridge to peer. */
 
@@ -203,6 +290,43 @@ void netdev_wg_rx_destroy(struct netdev_wireguard *wg);
  * 'batch' with at most NETDEV_MAX_BURST packets.  Returns 0 or EAGAIN. */
 int netdev_wg_rx_recv(struct netdev_wireguard *wg,
                       struct dp_packet_batch *batch);
+
+/* netdev-wireguard-keys.c: key material (see the rule at the top of
+ * that file). */
+
+/* Gives the device the private key of 'cfg', the configuration about to
+ * be applied, if it differs from the one in force. */
+void netdev_wg_keys_apply(struct netdev_wireguard *wg,
+                          const struct wg_config *cfg);
+
+/* Logs the key file errors of 'cfg' that are new. */
+void netdev_wg_keys_log_errors(const struct netdev_wireguard *wg,
+                               const struct wg_config *cfg);
+
+/* Rereads the port's key files and applies the keys that could be read,
+ * describing the outcome in 'out'. */
+void netdev_wg_keys_reload(struct netdev_wireguard *wg, struct ds *out);
+
+/* Adds why key files are not in use to 'smap'. */
+void netdev_wg_keys_status(const struct netdev_wireguard *wg,
+                           struct smap *smap);
+
+/* netdev-wireguard-stats.c: per-port counters. */
+
+/* Counts one 'c' (a drop reason: the caller counts the packet in 'stats'
+ * too); a drop reason is also logged, rate-limited per reason. */
+void netdev_wg_count(struct netdev_wireguard *wg, enum netdev_wg_counter c);
+void netdev_wg_count_n(struct netdev_wireguard *wg, enum netdev_wg_counter c,
+                       uint64_t n);
+
+/* Counts outcome 'rx' of wg_device_receive() for a datagram from 'src',
+ * logging a drop (rate-limited per reason). */
+void netdev_wg_count_rx(struct netdev_wireguard *wg, enum wg_device_rx rx,
+                        const struct sockaddr *src);
+
+/* The counters as custom statistics (netdev class get_custom_stats()). */
+void netdev_wg_get_custom_stats(const struct netdev_wireguard *wg,
+                                struct netdev_custom_stats *stats);
 
 /* netdev-wireguard-peers.c. */
 

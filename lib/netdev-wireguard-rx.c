@@ -25,6 +25,7 @@
 #include "netdev-wireguard-private.h"
 #include "openvswitch/vlog.h"
 #include "ovs-compat.h"
+#include "pkt-ecn.h"
 #include "pkt-gro.h"
 #include "timeval.h"
 #include "util.h"
@@ -53,7 +54,6 @@ COVERAGE_DEFINE(wg_rx_merged);
 COVERAGE_DEFINE(wg_rx_round_full);
 COVERAGE_DEFINE(wg_rx_l2_drop);
 
-static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
 
 /* Distance between receive buffers: room for the largest read, rounded up
  * to a cache line. */
@@ -116,6 +116,7 @@ netdev_wg_rx_to_bridge(struct netdev_wireguard *wg, const uint8_t *ip,
         /* The adapter counted and logged the reason (bridge_l2_*). */
         COVERAGE_INC(wg_rx_l2_drop);
         wg->stats.rx_dropped++;
+        netdev_wg_count(wg, NETDEV_WG_RX_L2);
         dp_packet_delete(pkt);
     }
 }
@@ -219,20 +220,24 @@ netdev_wg_rx_read(struct netdev_wireguard *wg, struct udp_batch_rx_buf *buf,
                                buf->src.sa.sa_family == AF_INET6
                                ? sizeof buf->src.sin6 : sizeof buf->src.sin,
                                CONST_CAST(uint8_t *, data), len, &out);
-        if (rx == WG_DEVICE_RX_DATA && *n < NETDEV_WG_RX_INNER_MAX) {
+        if (rx == WG_DEVICE_RX_DATA
+            && pkt_ecn_decap(out.inner, out.inner_len, buf->tos)
+               == PKT_ECN_DECAP_DROP) {
+            wg->stats.rx_dropped++;
+            netdev_wg_count(wg, NETDEV_WG_RX_ECN_NOT_ECT);
+        } else if (rx == WG_DEVICE_RX_DATA && *n < NETDEV_WG_RX_INNER_MAX) {
             struct pkt_gro_pkt *g = &wg->rx_inner[(*n)++];
             memset(g, 0, sizeof *g);
             g->data = out.inner;
             g->len = g->room = out.inner_len;
         } else if (rx == WG_DEVICE_RX_DATA) {
             COVERAGE_INC(wg_rx_round_full);
-            VLOG_WARN_RL(&rl, "%s: more than %d packets in one receive "
-                         "round: dropping one", netdev_get_name(&wg->up),
-                         NETDEV_WG_RX_INNER_MAX);
             wg->stats.rx_dropped++;
+            netdev_wg_count(wg, NETDEV_WG_RX_ROUND_FULL);
         } else {
             netdev_wg_count_rx_drop(wg, rx);
         }
+        netdev_wg_count_rx(wg, rx, &buf->src.sa);
     }
 }
 

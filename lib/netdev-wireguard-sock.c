@@ -21,6 +21,7 @@
 
 #include "coverage.h"
 #include "netdev-wireguard-private.h"
+#include "wg-messages.h"
 #include "openvswitch/vlog.h"
 #include "util.h"
 #include "wg-device.h"
@@ -65,6 +66,7 @@ netdev_wg_flush_queue(struct netdev_wireguard *wg, struct udp_batch_tx *q,
             VLOG_DBG_RL(&rl, "%s: the socket took %"PRIuSIZE" of %"PRIuSIZE
                         " messages", netdev_get_name(&wg->up), sent, n);
             wg->stats.tx_dropped += n - sent;
+            netdev_wg_count_n(wg, NETDEV_WG_TX_SOCKET, n - sent);
         }
     }
 }
@@ -87,13 +89,17 @@ netdev_wg_sock_send_control(void *aux, const struct sockaddr *dst,
 
     if (!sock) {
         COVERAGE_INC(wg_ctl_no_socket);
-        VLOG_DBG_RL(&rl, "%s: no socket for the peer's address family: "
-                    "handshake message dropped", netdev_get_name(&wg->up));
+        netdev_wg_count(wg, NETDEV_WG_TX_CONTROL_NO_SOCKET);
         return;
     }
     udp_batch_tx_add(wg->tx.ctl, msg, len, dst);
     if (!udp_batch_tx_flush(wg->tx.ctl, sock, NULL)) {
         COVERAGE_INC(wg_tx_socket_drop);
+        netdev_wg_count(wg, NETDEV_WG_TX_CONTROL_SOCKET);
+    } else if (len == WG_MSG_INITIATION_LEN) {
+        netdev_wg_count(wg, NETDEV_WG_HANDSHAKE_INITIATION_SENT);
+    } else if (len == WG_MSG_RESPONSE_LEN) {
+        netdev_wg_count(wg, NETDEV_WG_HANDSHAKE_RESPONSE_SENT);
     }
 }
 

@@ -23,6 +23,7 @@
 #include "openvswitch/vlog.h"
 #include "ovs-compat.h"
 #include "pkt-csum.h"
+#include "pkt-ecn.h"
 #include "pkt-gso.h"
 #include "pkt-mtu.h"
 #include "timeval.h"
@@ -60,26 +61,22 @@ COVERAGE_DEFINE(wg_tx_frag_error);
 COVERAGE_DEFINE(wg_tx_fragmented);
 COVERAGE_DEFINE(wg_tx_l2_drop);
 
-static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
-
-/* Counts a packet of the bridge that 'wg' does not send, and says why in
- * the log (rate-limited); the caller counts the reason's coverage
- * counter. */
+/* Counts a packet of the bridge that 'wg' does not send for reason 'c',
+ * which is logged (rate-limited per reason); the caller counts the reason's
+ * coverage counter. */
 static void
-netdev_wg_tx_drop(struct netdev_wireguard *wg, const char *why)
+netdev_wg_tx_drop(struct netdev_wireguard *wg, enum netdev_wg_counter c)
 {
     wg->stats.tx_dropped++;
-    VLOG_DBG_RL(&rl, "%s: packet from the bridge dropped: %s",
-                netdev_get_name(&wg->up), why);
+    netdev_wg_count(wg, c);
 }
 
 /* The same for a packet that the port failed to handle. */
 static void
-netdev_wg_tx_error(struct netdev_wireguard *wg, const char *why)
+netdev_wg_tx_error(struct netdev_wireguard *wg, enum netdev_wg_counter c)
 {
     wg->stats.tx_errors++;
-    VLOG_WARN_RL(&rl, "%s: packet from the bridge dropped: %s",
-                 netdev_get_name(&wg->up), why);
+    netdev_wg_count(wg, c);
 }
 
 /* Slots, encryption, segmentation. */
@@ -101,6 +98,7 @@ static bool
 netdev_wg_seal_slot(struct netdev_wireguard *wg, struct wg_peer *peer,
                     uint8_t *slot, size_t inner_len)
 {
+    uint8_t tos = pkt_ecn_encap(slot + WG_DEVICE_HEADROOM, inner_len);
     const struct sockaddr *dst;
     socklen_t dst_len;
     int n;
@@ -113,17 +111,23 @@ netdev_wg_seal_slot(struct netdev_wireguard *wg, struct wg_peer *peer,
         } else {
             COVERAGE_INC(wg_tx_encrypt_error);
         }
-        netdev_wg_tx_drop(wg, "the message could not be encrypted");
+        netdev_wg_tx_drop(wg, (n == WG_DEVICE_TX_NO_ENDPOINT
+                               ? NETDEV_WG_TX_NO_ENDPOINT
+                               : n == WG_DEVICE_TX_NO_SESSION
+                               ? NETDEV_WG_TX_NO_SESSION
+                               : n == WG_DEVICE_TX_NO_ROOM
+                               ? NETDEV_WG_TX_NO_ROOM
+                               : NETDEV_WG_TX_CRYPTO_ERROR));
         return false;
     }
     dst = wg_device_peer_endpoint(peer, &dst_len);
     if (!dst || !netdev_wg_sock_for(wg, dst->sa_family)) {
         COVERAGE_INC(wg_tx_no_endpoint);
-        netdev_wg_tx_drop(wg, "the peer has no endpoint");
+        netdev_wg_tx_drop(wg, NETDEV_WG_TX_NO_ENDPOINT);
         return false;
     }
-    udp_batch_tx_add(dst->sa_family == AF_INET6 ? wg->tx.q6 : wg->tx.q4,
-                     slot, n, dst);
+    udp_batch_tx_add_tos(dst->sa_family == AF_INET6 ? wg->tx.q6 : wg->tx.q4,
+                         slot, n, dst, tos);
     wg->stats.tx_packets++;
     wg->stats.tx_bytes += inner_len;
     return true;
@@ -175,7 +179,7 @@ netdev_wg_send_super(struct netdev_wireguard *wg, struct wg_peer *peer,
 
     if (pkt_ip_parse(inner, len, &info) || info.l4_proto != IPPROTO_TCP) {
         COVERAGE_INC(wg_tx_gso_error);
-        netdev_wg_tx_error(wg, "a super-packet could not be parsed");
+        netdev_wg_tx_error(wg, NETDEV_WG_TX_GSO_ERROR);
         return;
     }
     params.mss = netdev_wg_tx_mss(wg, &info, guest_mss);
@@ -184,7 +188,7 @@ netdev_wg_send_super(struct netdev_wireguard *wg, struct wg_peer *peer,
     n_slots = pkt_gso_n_segs(&info, params.mss ? params.mss : 1);
     if (!params.mss || n_slots > NETDEV_WG_TX_SLOTS) {
         COVERAGE_INC(wg_tx_gso_error);
-        netdev_wg_tx_error(wg, "a super-packet needs too many segments");
+        netdev_wg_tx_error(wg, NETDEV_WG_TX_GSO_ERROR);
         return;
     }
     base = netdev_wg_slots_acquire(wg, n_slots);
@@ -194,7 +198,7 @@ netdev_wg_send_super(struct netdev_wireguard *wg, struct wg_peer *peer,
     }
     if (pkt_gso_segment(inner, len, &params, slots, n_slots, &n_segs)) {
         COVERAGE_INC(wg_tx_gso_error);
-        netdev_wg_tx_error(wg, "a super-packet could not be segmented");
+        netdev_wg_tx_error(wg, NETDEV_WG_TX_GSO_ERROR);
         tx_slots_release_tail(&wg->tx.slots, base, n_slots);
         return;
     }
@@ -223,7 +227,7 @@ netdev_wg_send_fragments(struct netdev_wireguard *wg, struct wg_peer *peer,
 
     if (!pkt_mtu_frag_start(&frag, inner, len, wg->mtu)) {
         COVERAGE_INC(wg_tx_frag_error);
-        netdev_wg_tx_drop(wg, "a packet could not be fragmented");
+        netdev_wg_tx_drop(wg, NETDEV_WG_TX_FRAG_ERROR);
         return;
     }
     COVERAGE_INC(wg_tx_fragmented);
@@ -252,10 +256,7 @@ netdev_wg_tx_enqueue(struct netdev_wireguard *wg, struct netdev_wg_peer *np,
         return;
     }
     COVERAGE_INC(wg_tx_queue_full);
-    netdev_wg_tx_drop(wg, wg->n_queued < NETDEV_WG_PORT_QUEUE_MAX
-                      ? "the queue of a peer without a session is full"
-                      : "the port holds too many packets for peers without "
-                        "a session");
+    netdev_wg_tx_drop(wg, NETDEV_WG_TX_QUEUE_FULL);
     dp_packet_delete(pkt);
 }
 
@@ -322,7 +323,7 @@ netdev_wg_check_mtu(struct netdev_wireguard *wg, const struct dp_packet *pkt,
     case PKT_MTU_TOO_BIG:
     default:
         COVERAGE_INC(wg_tx_too_big);
-        netdev_wg_tx_drop(wg, "a packet is larger than the MTU");
+        netdev_wg_tx_drop(wg, NETDEV_WG_TX_TOO_BIG);
         n = bridge_l2_icmp_too_big(wg->l2, dp_packet_data(pkt),
                                    dp_packet_size(pkt), wg->mtu, icmp,
                                    sizeof icmp);
@@ -354,7 +355,7 @@ netdev_wg_tx_frame(struct netdev_wireguard *wg, struct dp_packet *pkt)
         peer = wg_device_route(wg->dev, eg.family, eg.dst);
         if (!peer) {
             COVERAGE_INC(wg_tx_no_route);
-            netdev_wg_tx_drop(wg, "no peer allows the destination");
+            netdev_wg_tx_drop(wg, NETDEV_WG_TX_NO_ROUTE);
         } else if ((ovs_compat_pkt_is_tso(pkt) && wg->tso)
                    || netdev_wg_check_mtu(wg, pkt, &eg)) {
             dp_packet_pull(pkt, eg.l3_ofs);
@@ -364,8 +365,7 @@ netdev_wg_tx_frame(struct netdev_wireguard *wg, struct dp_packet *pkt)
         }
     } else {
         COVERAGE_INC(wg_tx_l2_drop);
-        netdev_wg_tx_drop(wg, "the layer-2 adapter did not forward it "
-                          "(see its wg_l2_* counters)");
+        netdev_wg_tx_drop(wg, NETDEV_WG_TX_L2);
     }
     dp_packet_delete(pkt);
 }
@@ -413,7 +413,7 @@ netdev_wg_tx_handshake_failed(void *aux, struct wg_peer *peer)
     }
     while ((pkt = netdev_wg_tx_dequeue(wg, np))) {
         COVERAGE_INC(wg_tx_handshake_failed);
-        netdev_wg_tx_drop(wg, "the handshake failed");
+        netdev_wg_tx_drop(wg, NETDEV_WG_TX_HANDSHAKE_FAILED);
         dp_packet_delete(pkt);
     }
 }

@@ -96,13 +96,15 @@ netdev_wireguard_construct(struct netdev *netdev)
     struct netdev_wireguard *wg = netdev_wireguard_cast(netdev);
     struct wg_device_hooks hooks = {
         .send = netdev_wg_sock_send_control,
-        .session_ready = netdev_wg_tx_session_ready,
-        .handshake_failed = netdev_wg_tx_handshake_failed,
+        .session_ready = netdev_wg_events_session_ready,
+        .handshake_failed = netdev_wg_events_handshake_failed,
     };
 
     ovs_mutex_init(&wg->mutex);
     wg->mac = netdev_wireguard_stable_mac(netdev_get_name(netdev));
     wg->mtu = NETDEV_WG_DEFAULT_MTU;
+    wg->flags = NETDEV_UP;      /* Administratively up, like a tunnel;
+                                 * carrier: netdev_wg_events_carrier(). */
     wg_config_init(&wg->cfg);
     smap_init(&wg->uapi_removed);
     wg->dev = wg_device_create(&hooks, wg);
@@ -140,6 +142,7 @@ netdev_wireguard_destruct(struct netdev *netdev)
     netdev_wg_sock_destroy(wg);
     netdev_wg_bridge_destroy(wg);
     wg_config_destroy(&wg->cfg);
+    free(wg->mtu_error);
     smap_destroy(&wg->uapi_removed);
     ovs_mutex_unlock(&wg->mutex);
     ovs_mutex_destroy(&wg->mutex);
@@ -152,30 +155,6 @@ netdev_wireguard_dealloc(struct netdev *netdev)
 }
 
 /* Identity and sockets. */
-
-static void
-netdev_wg_apply_private_key(struct netdev_wireguard *wg,
-                            const struct wg_config *cfg)
-{
-    uint8_t cur[WG_KEY_LEN];
-    bool has_cur = wg_device_get_private_key(wg->dev, cur);
-
-    /* Only a change of the database's key is applied, so that a key set
-     * through the UAPI stays until the database's changes. */
-    bool db_changed = (!wg->configured
-                       || cfg->has_private_key != wg->cfg.has_private_key
-                       || !wg_crypto_equal(cfg->private_key,
-                                           wg->cfg.private_key, WG_KEY_LEN));
-    if (db_changed && cfg->has_private_key
-        && (!has_cur || !wg_crypto_equal(cur, cfg->private_key,
-                                         WG_KEY_LEN))) {
-        netdev_wg_peer_remove_self(wg, cfg->private_key);
-        wg_device_set_private_key(wg->dev, cfg->private_key);
-    } else if (db_changed && !cfg->has_private_key && has_cur) {
-        wg_device_set_private_key(wg->dev, NULL);
-    }
-    wg_crypto_wipe(cur, sizeof cur);
-}
 
 /* Offloads: the port segments and checksums itself, so it advertises TSO and
  * checksum offload whenever userspace-tso is on.  OVS can turn it on at any
@@ -213,6 +192,65 @@ static void
 netdev_wg_restore_addresses(struct netdev_wireguard *wg)
 {
     free(bridge_l2_set_addresses(wg->l2, wg->cfg.address));
+}
+
+/* MTU rule: IPv6 needs an inner MTU of at least 1280. */
+
+static bool
+netdev_wg_peers_use_ipv6(const struct wg_config *cfg)
+{
+    const struct wg_config_peer *cp;
+
+    HMAP_FOR_EACH (cp, node, &cfg->peers) {
+        for (size_t i = 0; i < cp->n_allowed_ips; i++) {
+            if (cp->allowed_ips[i].family == AF_INET6) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+static bool
+netdev_wg_addresses_use_ipv6(const struct netdev_wireguard *wg)
+{
+    for (size_t i = 0; i < bridge_l2_n_addresses(wg->l2); i++) {
+        unsigned int plen;
+        uint8_t addr[16];
+        int family;
+
+        bridge_l2_get_address(wg->l2, i, &family, addr, &plen);
+        if (family == AF_INET6) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The smallest inner MTU allowed with the database peers of 'cfg' and the
+ * addresses the layer-2 adapter holds. */
+static int
+netdev_wg_min_mtu(const struct netdev_wireguard *wg,
+                  const struct wg_config *cfg)
+{
+    return (netdev_wg_peers_use_ipv6(cfg) || netdev_wg_addresses_use_ipv6(wg)
+            ? NETDEV_WG_MIN_MTU_IPV6 : NETDEV_WG_MIN_MTU);
+}
+
+/* Fails a configuration 'cfg' that brings IPv6 to a port whose MTU is too
+ * small for it. */
+static int
+netdev_wg_check_mtu(const struct netdev_wireguard *wg,
+                    const struct wg_config *cfg, char **errp)
+{
+    if (wg->mtu < netdev_wg_min_mtu(wg, cfg)) {
+        *errp = xasprintf("inner MTU %d is below %d, which IPv6 (in "
+                          "allowed_ips or address) requires: set "
+                          "mtu_request to %d or more", wg->mtu,
+                          NETDEV_WG_MIN_MTU_IPV6, NETDEV_WG_MIN_MTU_IPV6);
+        return EINVAL;
+    }
+    return 0;
 }
 
 /* Configuration. */
@@ -297,13 +335,20 @@ netdev_wireguard_set_config(struct netdev *netdev, const struct smap *args,
 
     wg_config_init(&cfg);
     error = netdev_wg_check_crypto(errp);
-    if (!error) {
-        error = wg_config_parse(args, &cfg, errp);
-    }
 
     ovs_mutex_lock(&wg->mutex);
     if (!error) {
+        error = wg_config_parse_from(args, wg->configured ? &wg->cfg : NULL,
+                                     &cfg, errp);
+    }
+    if (!error) {
         error = netdev_wg_apply_addresses(wg, &cfg, errp);
+    }
+    if (!error) {
+        error = netdev_wg_check_mtu(wg, &cfg, errp);
+        if (error) {
+            netdev_wg_restore_addresses(wg);
+        }
     }
     if (!error) {
         error = netdev_wg_sock_apply(wg, &cfg, errp);
@@ -313,7 +358,8 @@ netdev_wireguard_set_config(struct netdev *netdev, const struct smap *args,
         }
     }
     if (!error) {
-        netdev_wg_apply_private_key(wg, &cfg);
+        netdev_wg_keys_log_errors(wg, &cfg);
+        netdev_wg_keys_apply(wg, &cfg);
         netdev_wg_apply_peers(wg, &cfg);
         netdev_wg_apply_offloads(wg);
         netdev_wg_log_peer_errors(wg, &cfg.peer_errors);
@@ -358,9 +404,15 @@ netdev_wireguard_get_status(const struct netdev *netdev, struct smap *smap)
     smap_add_format(smap, "listen_port", "%d", wg->bound_port);
     smap_add_format(smap, "peers", "%"PRIuSIZE,
                     wg_device_peer_count(wg->dev));
+    smap_add_format(smap, "peers_up", "%"PRIuSIZE,
+                    netdev_wg_events_peers_up(wg));
     SMAP_FOR_EACH (node, &wg->cfg.peer_errors) {
         smap_add_nocopy(smap, xasprintf("peer_error.%s", node->key),
                         xstrdup(node->value));
+    }
+    netdev_wg_keys_status(wg, smap);
+    if (wg->mtu_error) {
+        smap_add(smap, "mtu_error", wg->mtu_error);
     }
     netdev_wg_uapi_status(wg, smap);
     smap_add(smap, "userspace_tso", wg->tso ? "true" : "false");
@@ -409,15 +461,44 @@ netdev_wireguard_get_mtu(const struct netdev *netdev, int *mtup)
     return 0;
 }
 
+/* Why inner MTU 'mtu' cannot be used, or NULL (caller frees). */
+static char *
+netdev_wg_mtu_refusal(const struct netdev_wireguard *wg, int mtu)
+{
+    int min = netdev_wg_min_mtu(wg, &wg->cfg);
+
+    if (mtu < min || mtu > NETDEV_WG_MAX_MTU) {
+        return xasprintf("mtu_request %d refused: the inner MTU must be "
+                         "%d to %d%s", mtu, min, NETDEV_WG_MAX_MTU,
+                         min == NETDEV_WG_MIN_MTU_IPV6
+                         ? " with IPv6 in allowed_ips or address" : "");
+    }
+    return NULL;
+}
+
 static int
 netdev_wireguard_set_mtu(struct netdev *netdev, int mtu)
 {
     struct netdev_wireguard *wg = netdev_wireguard_cast(netdev);
+    char *refusal;
 
-    if (mtu < NETDEV_WG_MIN_MTU || mtu > NETDEV_WG_MAX_MTU) {
+    ovs_mutex_lock(&wg->mutex);
+    refusal = netdev_wg_mtu_refusal(wg, mtu);
+    if (nullable_string_is_equal(refusal, wg->mtu_error)) {
+        free(refusal);
+    } else {
+        if (refusal) {
+            VLOG_WARN_RL(&netdev_wg_rl, "%s: %s", netdev_get_name(netdev),
+                         refusal);
+        }
+        free(wg->mtu_error);
+        wg->mtu_error = refusal;
+        netdev_change_seq_changed(netdev);
+    }
+    if (wg->mtu_error) {
+        ovs_mutex_unlock(&wg->mutex);
         return EINVAL;
     }
-    ovs_mutex_lock(&wg->mutex);
     if (wg->mtu != mtu) {
         netdev_wg_sock_flush(wg);
         wg->mtu = mtu;
@@ -437,6 +518,29 @@ netdev_wireguard_get_stats(const struct netdev *netdev,
 
     ovs_mutex_lock(&wg->mutex);
     *stats = wg->stats;
+    ovs_mutex_unlock(&wg->mutex);
+    return 0;
+}
+
+static int
+netdev_wireguard_get_carrier(const struct netdev *netdev, bool *carrier)
+{
+    struct netdev_wireguard *wg = netdev_wireguard_cast(netdev);
+
+    ovs_mutex_lock(&wg->mutex);
+    *carrier = netdev_wg_events_carrier(wg);
+    ovs_mutex_unlock(&wg->mutex);
+    return 0;
+}
+
+static int
+netdev_wireguard_get_custom_stats(const struct netdev *netdev,
+                                  struct netdev_custom_stats *stats)
+{
+    struct netdev_wireguard *wg = netdev_wireguard_cast(netdev);
+
+    ovs_mutex_lock(&wg->mutex);
+    netdev_wg_get_custom_stats(wg, stats);
     ovs_mutex_unlock(&wg->mutex);
     return 0;
 }
@@ -551,6 +655,7 @@ netdev_wireguard_run(const struct netdev_class *class OVS_UNUSED)
         wg_device_run(wg->dev);
         netdev_wg_bridge_run(wg);
         netdev_wg_uapi_run(wg);
+        netdev_wg_events_run(wg);
         netdev_wg_sock_flush(wg);
         ovs_mutex_unlock(&wg->mutex);
     }
@@ -567,6 +672,7 @@ netdev_wireguard_wait(const struct netdev_class *class OVS_UNUSED)
         ovs_mutex_lock(&wg->mutex);
         long long int deadline = MIN(wg_device_next_deadline(wg->dev),
                                      bridge_l2_next_deadline(wg->l2));
+        deadline = MIN(deadline, netdev_wg_events_next_scan(wg));
         if (deadline != LLONG_MAX) {
             poll_timer_wait_until(deadline);
         }
@@ -593,6 +699,8 @@ const struct netdev_class netdev_wireguard_class = {
     .get_mtu = netdev_wireguard_get_mtu,
     .set_mtu = netdev_wireguard_set_mtu,
     .get_stats = netdev_wireguard_get_stats,
+    .get_custom_stats = netdev_wireguard_get_custom_stats,
+    .get_carrier = netdev_wireguard_get_carrier,
     .get_status = netdev_wireguard_get_status,
     .update_flags = netdev_wireguard_update_flags,
     .rxq_alloc = netdev_wireguard_rxq_alloc,

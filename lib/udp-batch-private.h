@@ -26,14 +26,8 @@
 
 #include "openvswitch/thread.h"
 #include "ovs-atomic.h"
+#include "udp-batch-cmsg.h"
 #include "udp-batch.h"
-
-#ifndef SOL_UDP
-#define SOL_UDP 17
-#endif
-#ifndef UDP_SEGMENT
-#define UDP_SEGMENT 103
-#endif
 #ifndef UDP_GRO
 #define UDP_GRO 104
 #endif

@@ -37,12 +37,6 @@ COVERAGE_DEFINE(udp_batch_gso_fallback);
 COVERAGE_DEFINE(udp_batch_tx_busy);
 COVERAGE_DEFINE(udp_batch_tx_error);
 
-/* Room for the one control message of a GSO send. */
-union udp_batch_tx_cmsg {
-    struct cmsghdr align;
-    char buf[CMSG_SPACE(sizeof(uint16_t))];
-};
-
 /* Which queued messages one mmsghdr carries. */
 struct udp_batch_span {
     size_t first;
@@ -104,6 +98,13 @@ bool
 udp_batch_tx_add(struct udp_batch_tx *tx, const void *data, size_t size,
                  const struct sockaddr *dst)
 {
+    return udp_batch_tx_add_tos(tx, data, size, dst, 0);
+}
+
+bool
+udp_batch_tx_add_tos(struct udp_batch_tx *tx, const void *data, size_t size,
+                     const struct sockaddr *dst, uint8_t tos)
+{
     if (tx->n >= tx->max) {
         return false;
     }
@@ -112,6 +113,7 @@ udp_batch_tx_add(struct udp_batch_tx *tx, const void *data, size_t size,
     struct udp_batch_msg *msg = &tx->msgs[tx->n];
     msg->data = data;
     msg->size = size;
+    msg->tos = tos;
     memset(&msg->dst, 0, sizeof msg->dst);
     memcpy(&msg->dst, dst, udp_batch_addr_len(dst->sa_family));
     tx->iov[tx->n].iov_base = CONST_CAST(void *, data);
@@ -141,6 +143,7 @@ udp_batch_gso_run(const struct udp_batch_msg *msgs, size_t n)
 
         if (!m->size || m->size > seg_size
             || total + m->size > UDP_BATCH_GSO_MAX_BYTES
+            || m->tos != msgs[0].tos
             || !udp_batch_addr_equal(&m->dst, &msgs[0].dst)) {
             break;
         }
@@ -155,7 +158,7 @@ udp_batch_gso_run(const struct udp_batch_msg *msgs, size_t n)
 }
 
 /* Makes tx->mmsg[k] carry 'count' messages starting at msgs[first], with a
- * UDP_SEGMENT control message if there are several. */
+ * UDP_SEGMENT control message if there are several and their TOS. */
 static void
 tx_fill_mmsg(struct udp_batch_tx *tx, size_t k, size_t first, size_t count)
 {
@@ -167,17 +170,7 @@ tx_fill_mmsg(struct udp_batch_tx *tx, size_t k, size_t first, size_t count)
     mh->msg_namelen = udp_batch_addr_len(msg->dst.sa.sa_family);
     mh->msg_iov = &tx->iov[first];
     mh->msg_iovlen = count;
-    if (count > 1) {
-        struct cmsghdr *cmsg = (struct cmsghdr *) tx->cmsgs[k].buf;
-        uint16_t seg_size = msg->size;
-
-        mh->msg_control = tx->cmsgs[k].buf;
-        mh->msg_controllen = CMSG_SPACE(sizeof seg_size);
-        cmsg->cmsg_level = SOL_UDP;
-        cmsg->cmsg_type = UDP_SEGMENT;
-        cmsg->cmsg_len = CMSG_LEN(sizeof seg_size);
-        memcpy(CMSG_DATA(cmsg), &seg_size, sizeof seg_size);
-    }
+    udp_batch_cmsg_put_tx(mh, &tx->cmsgs[k], msg, count);
     tx->spans[k].first = first;
     tx->spans[k].count = count;
 }
@@ -224,8 +217,10 @@ tx_send_plain(struct udp_batch_sock *sock, struct udp_batch_msg *msg,
         .msg_iov = &iov,
         .msg_iovlen = 1,
     };
+    union udp_batch_tx_cmsg room;
     ssize_t retval;
 
+    udp_batch_cmsg_put_tx(&mh, &room, msg, 1);
     do {
         d->tx_calls++;
         retval = sendmsg(sock->fd, &mh, 0);

@@ -205,6 +205,7 @@ sock_create(int fd, const struct udp_batch_options *opts)
     if (opts->gro) {
         udp_batch_set_gro(sock, true);
     }
+    udp_batch_cmsg_want_tos(fd, opts->family);
     return sock;
 }
 
@@ -427,6 +428,7 @@ rx_collect(struct udp_batch_rx_buf *bufs, struct mmsghdr *mmsg, size_t n,
         }
         buf->len = mmsg[i].msg_len;
         buf->gro_size = rx_gro_size(mh);
+        buf->tos = udp_batch_cmsg_rx_tos(mh);
 
         size_t n_dgrams = udp_batch_seg_count(buf->len, buf->gro_size);
         d->rx_datagrams += n_dgrams;

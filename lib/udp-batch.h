@@ -146,6 +146,7 @@ struct udp_batch_msg {
     const void *data;
     size_t size;
     union udp_batch_addr dst;
+    uint8_t tos;                /* IPv4 TOS / IPv6 traffic class (ECN). */
 };
 
 struct udp_batch_tx;
@@ -162,6 +163,12 @@ void udp_batch_tx_destroy(struct udp_batch_tx *tx);
  * nothing, if 'tx' is full. */
 bool udp_batch_tx_add(struct udp_batch_tx *tx, const void *data, size_t size,
                       const struct sockaddr *dst);
+
+/* The same, sent with IPv4 TOS or IPv6 traffic class 'tos' (0: the
+ * socket's default); messages of one GSO send share their 'tos'. */
+bool udp_batch_tx_add_tos(struct udp_batch_tx *tx, const void *data,
+                          size_t size, const struct sockaddr *dst,
+                          uint8_t tos);
 
 /* Returns the number of datagrams queued in 'tx'. */
 size_t udp_batch_tx_count(const struct udp_batch_tx *tx);
@@ -207,6 +214,8 @@ struct udp_batch_rx_buf {
     size_t len;                 /* Out: bytes received. */
     size_t gro_size;            /* Out: UDP_GRO segment size, or 0. */
     union udp_batch_addr src;   /* Out: sender. */
+    uint8_t tos;                /* Out: its IPv4 TOS / IPv6 traffic class
+                                 * (0 if the kernel did not say). */
 };
 
 /* Reads up to 'n' (at most UDP_BATCH_RX_MAX are used) reads from 'sock'

@@ -60,6 +60,8 @@ wg_config_destroy(struct wg_config *cfg)
     smap_destroy(&cfg->peer_errors);
     free(cfg->address);
     free(cfg->uapi_dir);
+    free(cfg->private_key_file);
+    free(cfg->private_key_error);
     wg_crypto_wipe(cfg->private_key, sizeof cfg->private_key);
     memset(cfg, 0, sizeof *cfg);
 }
@@ -85,6 +87,8 @@ wg_config_peer_free(struct wg_config_peer *peer)
         free(peer->name);
         free(peer->fingerprint);
         free(peer->allowed_ips);
+        free(peer->psk_file);
+        free(peer->psk_error);
         free(peer);
     }
 }
@@ -203,37 +207,145 @@ out:
     return error;
 }
 
-/* Reads key 'name' (inline base64) or 'name'_file from 'args'.  Returns 0
- * with '*has' telling whether one was given, or an errno value with a
- * message. */
+/* Where a configuration holds one key option's value. */
+struct key_ref {
+    uint8_t *key;
+    bool *has;
+    char **file;                /* Key file, NULL for an inline key. */
+    char **error;               /* Why the file's key is not in use. */
+};
+
+static struct key_ref
+private_key_ref(const struct wg_config *cfg)
+{
+    struct wg_config *c = CONST_CAST(struct wg_config *, cfg);
+
+    return (struct key_ref) { c->private_key, &c->has_private_key,
+                              &c->private_key_file, &c->private_key_error };
+}
+
+static struct key_ref
+psk_ref(const struct wg_config_peer *peer)
+{
+    struct wg_config_peer *p = CONST_CAST(struct wg_config_peer *, peer);
+
+    return (struct key_ref) { p->psk, &p->has_psk, &p->psk_file,
+                              &p->psk_error };
+}
+
+/* Copies the key and the error of 'src' into 'dst'. */
+static void
+key_ref_copy(const struct key_ref *dst, const struct key_ref *src)
+{
+    *dst->has = *src->has;
+    memcpy(dst->key, src->key, WG_KEY_LEN);
+    free(*dst->error);
+    *dst->error = nullable_xstrdup(*src->error);
+}
+
+/* Reads the key file '*ref->file' into 'ref'.  If the file cannot be used
+ * and 'ref' holds a key already, the key stays, the reason goes into
+ * '*ref->error' and the call succeeds.  Returns 0 or an errno value with a
+ * message in '*errp'. */
+static int
+key_ref_read(const struct key_ref *ref, const char *what, char **errp)
+{
+    uint8_t key[WG_KEY_LEN];
+    char *err = NULL;
+    int error = wg_config_read_key_file(*ref->file, what, key, &err);
+
+    free(*ref->error);
+    *ref->error = NULL;
+    if (!error) {
+        memcpy(ref->key, key, WG_KEY_LEN);
+        *ref->has = true;
+    } else if (*ref->has) {
+        *ref->error = err;
+        error = 0;
+    } else {
+        *errp = err;
+    }
+    wg_crypto_wipe(key, sizeof key);
+    return error;
+}
+
+/* Takes the key of key file 'file' into 'out': from 'prev' (nullable) if
+ * 'prev' holds the key of the same file, otherwise by reading the file
+ * (keeping the key of 'prev', if any, when it cannot be used). */
+static int
+parse_key_file(const char *file, const char *what, const struct key_ref *prev,
+               const struct key_ref *out, char **errp)
+{
+    *out->file = xstrdup(file);
+    if (prev) {
+        key_ref_copy(out, prev);
+        if (*prev->has && *prev->file && !strcmp(*prev->file, file)) {
+            return 0;
+        }
+    }
+    return key_ref_read(out, what, errp);
+}
+
+/* Reads key 'name' (inline base64) or 'name'_file from 'args' into 'out',
+ * with 'prev' (nullable) the same key in the configuration last applied.
+ * Returns 0 with '*out->has' telling whether there is a key, or an errno
+ * value with a message. */
 static int
 parse_key_option(const struct smap *args, const char *name,
-                 const char *what, uint8_t key[WG_KEY_LEN], bool *has,
-                 char **errp)
+                 const char *what, const struct key_ref *prev,
+                 const struct key_ref *out, char **errp)
 {
     char *file_opt = xasprintf("%s_file", name);
     const char *inline_key = smap_get(args, name);
     const char *file = smap_get(args, file_opt);
     int error = 0;
 
-    *has = false;
+    *out->has = false;
     if (inline_key && file) {
         *errp = xasprintf("%s and %s are mutually exclusive", name,
                           file_opt);
         error = EINVAL;
     } else if (inline_key) {
-        if (!wg_crypto_key_from_base64(key, inline_key)) {
+        if (!wg_crypto_key_from_base64(out->key, inline_key)) {
             *errp = xasprintf("%s is not a base64 32-byte key", name);
             error = EINVAL;
         } else {
-            *has = true;
+            *out->has = true;
         }
     } else if (file) {
-        error = wg_config_read_key_file(file, what, key, errp);
-        *has = !error;
+        error = parse_key_file(file, what, prev, out, errp);
     }
     free(file_opt);
     return error;
+}
+
+/* Reads the key file of 'ref' again.  Returns true if it can be used. */
+static bool
+key_ref_reload(const struct key_ref *ref, const char *what)
+{
+    char *err = NULL;
+
+    if (key_ref_read(ref, what, &err)) {
+        free(*ref->error);
+        *ref->error = err;
+    }
+    return !*ref->error;
+}
+
+bool
+wg_config_reload_private_key(struct wg_config *cfg)
+{
+    struct key_ref ref = private_key_ref(cfg);
+
+    return !cfg->private_key_file || key_ref_reload(&ref, "private_key_file");
+}
+
+bool
+wg_config_reload_psk(struct wg_config_peer *peer)
+{
+    struct key_ref ref = psk_ref(peer);
+
+    return !peer->psk_file || key_ref_reload(&ref, "preshared_key_file");
 }
 
 /* Peers. */
@@ -301,11 +413,13 @@ check_peer_keys(const struct smap *peer_args)
 /* Parses peer options into 'peer'.  Returns NULL or a reason (caller
  * frees). */
 static char *
-parse_peer(const struct smap *peer_args, struct wg_config_peer *peer)
+parse_peer(const struct smap *peer_args, struct wg_config_peer *peer,
+           const struct wg_config_peer *prev)
 {
+    struct key_ref out = psk_ref(peer);
+    struct key_ref old = prev ? psk_ref(prev) : out;
     const char *s;
     char *err = NULL;
-    bool has;
 
     s = check_peer_keys(peer_args);
     if (s) {
@@ -345,10 +459,9 @@ parse_peer(const struct smap *peer_args, struct wg_config_peer *peer)
         peer->persistent_keepalive = v;
     }
     if (parse_key_option(peer_args, "preshared_key", "preshared_key_file",
-                         peer->psk, &has, &err)) {
+                         prev ? &old : NULL, &out, &err)) {
         return err;
     }
-    peer->has_psk = has;
     return NULL;
 }
 
@@ -369,11 +482,11 @@ find_peer_by_key(const struct hmap *by_key, const uint8_t *key)
 /* Adds the peer whose options are the 'n' sorted 'nodes' that begin with
  * "peer.<name>." ('name_len' bytes of name at 'name').  'by_key' indexes
  * the peers added so far by public key; 'own' is the port's public key or
- * NULL. */
+ * NULL; 'prev' is the configuration last applied or NULL. */
 static void
 add_peer(struct wg_config *cfg, const struct smap_node **nodes, size_t n,
          const char *name, size_t name_len, struct hmap *by_key,
-         const uint8_t *own)
+         const uint8_t *own, const struct wg_config *prev)
 {
     struct wg_config_peer *peer = xzalloc(sizeof *peer);
     struct smap peer_args = SMAP_INITIALIZER(&peer_args);
@@ -385,7 +498,8 @@ add_peer(struct wg_config *cfg, const struct smap_node **nodes, size_t n,
     collect_peer_args(nodes, n, strlen(WG_CONFIG_PEER_PREFIX) + name_len + 1,
                       &peer_args, &fingerprint);
     peer->fingerprint = ds_steal_cstr(&fingerprint);
-    err = parse_peer(&peer_args, peer);
+    err = parse_peer(&peer_args, peer,
+                     prev ? wg_config_find_peer(prev, peer->name) : NULL);
     if (!err && (dup = find_peer_by_key(by_key, peer->public_key))) {
         err = xasprintf("public_key is the same as peer \"%s\"", dup->name);
     }
@@ -452,7 +566,8 @@ peer_name_len(const char *key)
  * options only (a search of all the options per peer made reconfiguring
  * a port with many peers quadratic). */
 static void
-add_peers(struct wg_config *cfg, const struct smap_node **nodes, size_t n)
+add_peers(struct wg_config *cfg, const struct smap_node **nodes, size_t n,
+          const struct wg_config *prev)
 {
     size_t plen = strlen(WG_CONFIG_PEER_PREFIX);
     struct hmap by_key = HMAP_INITIALIZER(&by_key);
@@ -476,7 +591,7 @@ add_peers(struct wg_config *cfg, const struct smap_node **nodes, size_t n)
             }
         }
         add_peer(cfg, &nodes[i], end - i, key + plen, len, &by_key,
-                 has_own ? own : NULL);
+                 has_own ? own : NULL, prev);
         i = end;
     }
     hmap_destroy(&by_key);
@@ -486,7 +601,8 @@ add_peers(struct wg_config *cfg, const struct smap_node **nodes, size_t n)
 /* Checks the peer option names in 'args' and adds each peer.  Returns an
  * error message for a malformed peer option name, otherwise NULL. */
 static char *
-parse_peers(const struct smap *args, struct wg_config *cfg)
+parse_peers(const struct smap *args, struct wg_config *cfg,
+            const struct wg_config *prev)
 {
     const struct smap_node **nodes = smap_sort(args);
     size_t plen = strlen(WG_CONFIG_PEER_PREFIX);
@@ -503,7 +619,7 @@ parse_peers(const struct smap *args, struct wg_config *cfg)
         }
     }
     if (!err) {
-        add_peers(cfg, nodes, n);
+        add_peers(cfg, nodes, n, prev);
     }
     free(nodes);
     return err;
@@ -553,6 +669,15 @@ parse_interface_options(const struct smap *args, struct wg_config *cfg)
 int
 wg_config_parse(const struct smap *args, struct wg_config *cfg, char **errp)
 {
+    return wg_config_parse_from(args, NULL, cfg, errp);
+}
+
+int
+wg_config_parse_from(const struct smap *args, const struct wg_config *prev,
+                     struct wg_config *cfg, char **errp)
+{
+    struct key_ref out = private_key_ref(cfg);
+    struct key_ref old = prev ? private_key_ref(prev) : out;
     char *err;
     int error;
 
@@ -566,7 +691,7 @@ wg_config_parse(const struct smap *args, struct wg_config *cfg, char **errp)
         return EINVAL;
     }
     error = parse_key_option(args, "private_key", "private_key_file",
-                             cfg->private_key, &cfg->has_private_key, errp);
+                             prev ? &old : NULL, &out, errp);
     if (error) {
         return error;
     }
@@ -577,7 +702,7 @@ wg_config_parse(const struct smap *args, struct wg_config *cfg, char **errp)
             return EINVAL;
         }
     }
-    err = parse_peers(args, cfg);
+    err = parse_peers(args, cfg, prev);
     if (err) {
         *errp = err;
         return EINVAL;

@@ -19,7 +19,7 @@
 
 /* Parsing and validation of a wireguard interface's OVSDB options.
  *
- * Two kinds of errors, as DESIGN.md section 3 describes:
+ * Two kinds of errors (Documentation/topics/design.rst, "Configuration"):
  *   - interface-level (private key unreadable or malformed, key file
  *     readable by others, bad listen_port/address/offload switch, unknown
  *     option): wg_config_parse() fails with one sentence;
@@ -28,7 +28,15 @@
  *     recorded in 'peer_errors', the rest of the configuration stands.
  *
  * Every peer carries a fingerprint of its options so that the port can
- * leave peers whose options did not change untouched. */
+ * leave peers whose options did not change untouched.
+ *
+ * Key files (private_key_file, preshared_key_file) are read only when
+ * their option is new or names another file than in the configuration
+ * last applied (wg_config_parse_from()'s 'prev'), or on request
+ * (wg_config_reload_keys()): an unrelated change of the options never
+ * reads them again.  When a file that is read cannot be used and 'prev'
+ * had a key in that place, the key of 'prev' stays and the reason goes
+ * into the matching '*_error' member instead of failing. */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -47,6 +55,8 @@ struct wg_config_peer {
     uint8_t public_key[WG_KEY_LEN];
     bool has_psk;
     uint8_t psk[WG_KEY_LEN];
+    char *psk_file;                 /* preshared_key_file, or NULL. */
+    char *psk_error;                /* Why the file's key is not in use. */
     struct sockaddr_storage endpoint;
     socklen_t endpoint_len;         /* 0: no endpoint. */
     struct wg_addr_prefix *allowed_ips;
@@ -57,6 +67,8 @@ struct wg_config_peer {
 struct wg_config {
     bool has_private_key;
     uint8_t private_key[WG_KEY_LEN];
+    char *private_key_file;         /* private_key_file, or NULL. */
+    char *private_key_error;        /* Why the file's key is not in use. */
     int listen_port;                /* 0: ephemeral. */
     char *address;                  /* "address" option as given (the
                                      * layer-2 adapter parses it), or
@@ -87,6 +99,21 @@ void wg_config_move(struct wg_config *dst, struct wg_config *src);
  * recorded in cfg->peer_errors and do not fail the call. */
 int wg_config_parse(const struct smap *args, struct wg_config *cfg,
                     char **errp);
+
+/* The same, with 'prev' (nullable, distinct from 'cfg') the configuration
+ * last applied: key files named as in 'prev' are not read again, and a key
+ * file that cannot be used keeps the key 'prev' had (see the top of this
+ * file). */
+int wg_config_parse_from(const struct smap *args,
+                         const struct wg_config *prev,
+                         struct wg_config *cfg, char **errp);
+
+/* Read the private key file of 'cfg', or the preshared key file of 'peer',
+ * again (if there is one).  A file that cannot be used keeps its key and
+ * records why in its '*_error' member; one that can clears that member.
+ * Return true if the file could be used. */
+bool wg_config_reload_private_key(struct wg_config *cfg);
+bool wg_config_reload_psk(struct wg_config_peer *peer);
 
 /* Returns the peer named 'name' in 'cfg', or NULL. */
 struct wg_config_peer *wg_config_find_peer(const struct wg_config *cfg,

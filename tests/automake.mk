@@ -30,6 +30,7 @@ TESTSUITE_AT = \
 	tests/pkt-csum.at \
 	tests/pkt-gro.at \
 	tests/pkt-gso.at \
+	tests/pkt-ecn.at \
 	tests/pkt-mtu.at \
 	tests/wg-device.at \
 	tests/wg-uapi.at \
@@ -42,6 +43,7 @@ TESTSUITE_AT = \
 	tests/wg-replay.at \
 	tests/wireguard-macros.at \
 	tests/wireguard-port.at \
+	tests/wireguard-ops.at \
 	tests/wireguard-traffic.at \
 	tests/wireguard-forgery.at
 
@@ -64,6 +66,7 @@ tests_wg_handshake_flood_LDADD = $(WG_LDADD)
 
 EXTRA_DIST += $(TESTSUITE_AT) $(SYSTEM_TESTSUITE_AT) tests/atlocal.in \
 	tests/wg-frames.py tests/system-relay.py tests/wg-forge-relay.py \
+	tests/wg-ecn-relay.py \
 	tests/wg-paced-xfer.py tests/wg-uapi-abuse.py tests/wg-pcap-replay.py
 
 TESTSUITE = tests/testsuite
@@ -243,7 +246,8 @@ check-style: check-layering
 	       exit 1; } \
 	  || echo "check-style: $(words $(STYLE_FILES)) files OK"
 
-# DESIGN.md section 6 on lib/: no two files call each other in a circle;
+# Documentation/topics/design.rst ("Layering") on lib/: no two files call
+# each other in a circle;
 # wg-* and udp-batch include no packet header (utilities/checks/lib-layering
 # says what counts).  Part of check-style, which the README test command
 # runs.

@@ -21,6 +21,7 @@ usage: wg-frames.py KIND ARG...
   ns SRC_MAC SRC_IP6 TARGET_IP6
   udp4 SRC_MAC DST_MAC SRC_IP DST_IP PAYLOAD_HEX
   udp4-nodf SRC_MAC DST_MAC SRC_IP DST_IP PAYLOAD_HEX  (DF clear)
+  udp4-tos SRC_MAC DST_MAC SRC_IP DST_IP PAYLOAD_HEX TOS  (TOS in hex)
   udp6 SRC_MAC DST_MAC SRC_IP6 DST_IP6 PAYLOAD_HEX
   tcp4-run SRC_MAC DST_MAC SRC_IP DST_IP N LEN
       N consecutive TCP segments of one flow, LEN payload bytes each, ACK
@@ -57,8 +58,8 @@ def arp(op, sha, spa, tha, tpa):
     return struct.pack("!HHBBH", 1, 0x0800, 6, 4, op) + sha + spa + tha + tpa
 
 
-def ipv4(src, dst, proto, payload, df=True, ip_id=1):
-    hdr = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(payload), ip_id,
+def ipv4(src, dst, proto, payload, df=True, tos=0, ip_id=1):
+    hdr = struct.pack("!BBHHHBBH4s4s", 0x45, tos, 20 + len(payload), ip_id,
                       0x4000 if df else 0, 64, proto, 0, src, dst)
     hdr = hdr[:10] + struct.pack("!H", csum(hdr)) + hdr[12:]
     return hdr + payload
@@ -163,13 +164,14 @@ def main(argv):
         icmp = icmp[:2] + struct.pack("!H", csum(pseudo + icmp)) + icmp[4:]
         f = eth(mac("33:33:ff") + target[13:], mac(args[0]), 0x86dd,
                 ipv6(src, snm, 58, icmp, 255))
-    elif kind in ("udp4", "udp4-nodf"):
+    elif kind in ("udp4", "udp4-nodf", "udp4-tos"):
         s, d = ip4(args[2]), ip4(args[3])
         payload = bytes.fromhex(args[4])
+        tos = int(args[5], 16) if kind == "udp4-tos" else 0
         u = udp(s, d, payload,
                 lambda n: s + d + struct.pack("!BBH", 0, 17, n))
         f = eth(mac(args[1]), mac(args[0]), 0x0800,
-                ipv4(s, d, 17, u, kind == "udp4"))
+                ipv4(s, d, 17, u, kind != "udp4-nodf", tos))
     elif kind == "udp6":
         s, d = ip6(args[2]), ip6(args[3])
         payload = bytes.fromhex(args[4])
