@@ -31,7 +31,13 @@ COVERAGE_DEFINE(wg_ratelimiter_table_full);
 
 /* Tokens are counted in milliseconds of credit: every millisecond adds one,
  * a packet costs WG_RL_COST, and a bucket holds at most WG_RL_MAX, i.e. a
- * burst of WG_RATELIMITER_BURST packets. */
+ * burst of WG_RATELIMITER_BURST packets.
+ *
+ * Not OVS's token-bucket.h: token_bucket_withdraw() reads time_msec()
+ * itself, while this limiter runs on the wg-device clock that its caller
+ * passes in (a hook that the unit tests and fuzz-wg-device step, frozen
+ * across a batch), and it keeps the time of each source's latest packet,
+ * which the collection of idle sources needs. */
 #define WG_RL_COST (1000 / WG_RATELIMITER_PACKETS_PER_SECOND)
 #define WG_RL_MAX (WG_RL_COST * WG_RATELIMITER_BURST)
 
