@@ -149,12 +149,6 @@ wg_rl_gc__(struct wg_ratelimiter *rl, long long int now_ms)
     rl->gc_done = true;
 }
 
-void
-wg_ratelimiter_gc(struct wg_ratelimiter *rl, long long int now_ms)
-{
-    wg_rl_gc__(rl, now_ms);
-}
-
 /* Starts tracking a new source at 'now_ms', charging its first packet.
  * Returns false if the table is full. */
 static bool
@@ -203,8 +197,18 @@ wg_ratelimiter_allow(struct wg_ratelimiter *rl, int family,
     return ok;
 }
 
+#ifdef WG_TEST_HOOKS
+/* Test-only accessors (test builds, wg-test-hooks.h). */
+
+void
+wg_ratelimiter_gc_for_test(struct wg_ratelimiter *rl, long long int now_ms)
+{
+    wg_rl_gc__(rl, now_ms);
+}
+
 size_t
-wg_ratelimiter_count(const struct wg_ratelimiter *rl)
+wg_ratelimiter_count_for_test(const struct wg_ratelimiter *rl)
 {
     return hmap_count(&rl->entries);
 }
+#endif
