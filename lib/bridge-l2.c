@@ -197,24 +197,6 @@ bridge_l2_set_addresses(struct bridge_l2 *l2, const char *list)
     return error;
 }
 
-size_t
-bridge_l2_n_addresses(const struct bridge_l2 *l2)
-{
-    return l2->n_addrs;
-}
-
-void
-bridge_l2_get_address(const struct bridge_l2 *l2, size_t i, int *family,
-                      uint8_t addr[16], unsigned int *plen)
-{
-    const struct bridge_l2_own *own = &l2->addrs[i];
-
-    ovs_assert(i < l2->n_addrs);
-    *family = bridge_l2_af(&own->addr);
-    memcpy(addr, bridge_l2_bytes(&own->addr), *family == AF_INET ? 4 : 16);
-    *plen = own->plen;
-}
-
 /* Lifecycle. */
 
 struct bridge_l2 *
@@ -295,12 +277,6 @@ bridge_l2_set_mac(struct bridge_l2 *l2, struct eth_addr mac)
 {
     l2->mac = mac;
     in6_generate_lla(mac, &l2->lla);
-}
-
-struct eth_addr
-bridge_l2_get_mac(const struct bridge_l2 *l2)
-{
-    return l2->mac;
 }
 
 /* Neighbor table. */
@@ -411,27 +387,6 @@ bridge_l2_neigh_learn(struct bridge_l2 *l2, const struct in6_addr *a,
     n->seen = now;
     ovs_list_push_back(&l2->lru, &n->lru_node);
     return wait_resolve(l2, a, mac);
-}
-
-bool
-bridge_l2_neigh_lookup(const struct bridge_l2 *l2, int family,
-                       const void *addr, long long int now,
-                       struct eth_addr *mac)
-{
-    struct in6_addr a = bridge_l2_addr_from(family, addr);
-    const struct bridge_l2_neigh *n = neigh_find(l2, &a);
-
-    if (n && now - n->seen < BRIDGE_L2_NEIGH_EXPIRE_MS) {
-        *mac = n->mac;
-        return true;
-    }
-    return false;
-}
-
-size_t
-bridge_l2_neigh_count(const struct bridge_l2 *l2)
-{
-    return hmap_count(&l2->neighbors);
 }
 
 /* Frame builders. */
@@ -708,12 +663,6 @@ bridge_l2_pending_pop(struct bridge_l2 *l2)
     return pending_release(l2, p);
 }
 
-size_t
-bridge_l2_pending_count(const struct bridge_l2 *l2)
-{
-    return l2->n_held;
-}
-
 void
 bridge_l2_run(struct bridge_l2 *l2, long long int now)
 {
@@ -739,14 +688,72 @@ bridge_l2_next_deadline(const struct bridge_l2 *l2)
     return deadline;
 }
 
+#ifdef WG_TEST_HOOKS
+/* Test-only accessors (test builds, wg-test-hooks.h). */
+
+size_t
+bridge_l2_n_addresses_for_test(const struct bridge_l2 *l2)
+{
+    return l2->n_addrs;
+}
+
+void
+bridge_l2_get_address_for_test(const struct bridge_l2 *l2, size_t i,
+                               int *family, uint8_t addr[16],
+                               unsigned int *plen)
+{
+    const struct bridge_l2_own *own = &l2->addrs[i];
+
+    ovs_assert(i < l2->n_addrs);
+    *family = bridge_l2_af(&own->addr);
+    memcpy(addr, bridge_l2_bytes(&own->addr), *family == AF_INET ? 4 : 16);
+    *plen = own->plen;
+}
+
+struct eth_addr
+bridge_l2_get_mac_for_test(const struct bridge_l2 *l2)
+{
+    return l2->mac;
+}
+
+bool
+bridge_l2_neigh_lookup_for_test(const struct bridge_l2 *l2, int family,
+                                const void *addr, long long int now,
+                                struct eth_addr *mac)
+{
+    struct in6_addr a = bridge_l2_addr_from(family, addr);
+    const struct bridge_l2_neigh *n = neigh_find(l2, &a);
+
+    if (n && now - n->seen < BRIDGE_L2_NEIGH_EXPIRE_MS) {
+        *mac = n->mac;
+        return true;
+    }
+    return false;
+}
+
+size_t
+bridge_l2_neigh_count_for_test(const struct bridge_l2 *l2)
+{
+    return hmap_count(&l2->neighbors);
+}
+
+size_t
+bridge_l2_pending_count_for_test(const struct bridge_l2 *l2)
+{
+    return l2->n_held;
+}
+
 uint64_t
-bridge_l2_reason_count(const struct bridge_l2 *l2, enum bridge_l2_reason r)
+bridge_l2_reason_count_for_test(const struct bridge_l2 *l2,
+                                enum bridge_l2_reason r)
 {
     return r < BRIDGE_L2_N_REASONS ? l2->counts[r] : 0;
 }
 
 void
-bridge_l2_get_stats(const struct bridge_l2 *l2, struct bridge_l2_stats *stats)
+bridge_l2_get_stats_for_test(const struct bridge_l2 *l2,
+                             struct bridge_l2_stats *stats)
 {
     *stats = l2->stats;
 }
+#endif

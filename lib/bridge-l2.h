@@ -167,7 +167,7 @@ struct bridge_l2_limits {
 };
 
 /* Event counters (drops are counted per reason, see
- * bridge_l2_reason_count()). */
+ * bridge_l2_reason_count_for_test()). */
 struct bridge_l2_stats {
     uint64_t learned;           /* New neighbor entries. */
     uint64_t evicted;           /* Entries evicted because the table was
@@ -187,21 +187,14 @@ struct bridge_l2 *bridge_l2_create(struct eth_addr mac,
 /* Frees 'l2', its tables and pending packets (NULL is allowed). */
 void bridge_l2_destroy(struct bridge_l2 *l2);
 
-/* Changes / returns the port's MAC. */
+/* Changes the port's MAC. */
 void bridge_l2_set_mac(struct bridge_l2 *l2, struct eth_addr mac);
-struct eth_addr bridge_l2_get_mac(const struct bridge_l2 *l2);
 
 /* Replaces the own-address list with 'list', a comma- (or space-)
  * separated list like "10.1.1.254/24,fd00:1:1::fe/64" (no prefix: /32 or
  * /128; "" or NULL clears it).  On error, returns a message the caller must
  * free() and leaves the list unchanged; otherwise returns NULL. */
 char *bridge_l2_set_addresses(struct bridge_l2 *l2, const char *list);
-
-/* Number of own addresses, and the 'i'th one: 'family' AF_INET (4 bytes in
- * 'addr') or AF_INET6 (16 bytes), prefix length in '*plen'. */
-size_t bridge_l2_n_addresses(const struct bridge_l2 *l2);
-void bridge_l2_get_address(const struct bridge_l2 *l2, size_t i, int *family,
-                           uint8_t addr[16], unsigned int *plen);
 
 /* Tells whether 'addr' (4 or 16 bytes per 'family') is routable through a
  * peer (cryptokey routing has an entry for it). */
@@ -275,30 +268,12 @@ enum bridge_l2_in_action bridge_l2_to_bridge(struct bridge_l2 *l2,
  * for the bridge, or returns NULL.  The caller owns it. */
 struct dp_packet *bridge_l2_pending_pop(struct bridge_l2 *l2);
 
-/* Number of packets held: waiting for resolution or ready to pop. */
-size_t bridge_l2_pending_count(const struct bridge_l2 *l2);
-
 /* Drops pending packets and forgets neighbors that are out of time.  Call
  * when bridge_l2_next_deadline() has passed. */
 void bridge_l2_run(struct bridge_l2 *l2, long long int now);
 
 /* When bridge_l2_run() next has work for pending packets, or LLONG_MAX. */
 long long int bridge_l2_next_deadline(const struct bridge_l2 *l2);
-
-/* The MAC learned for 'addr' (4 or 16 bytes per 'family') that is still
- * usable at 'now'; false if none. */
-bool bridge_l2_neigh_lookup(const struct bridge_l2 *l2, int family,
-                            const void *addr, long long int now,
-                            struct eth_addr *mac);
-
-/* Number of neighbor entries (usable or only remembered as local). */
-size_t bridge_l2_neigh_count(const struct bridge_l2 *l2);
-
-/* Counters. */
-uint64_t bridge_l2_reason_count(const struct bridge_l2 *l2,
-                                enum bridge_l2_reason r);
-void bridge_l2_get_stats(const struct bridge_l2 *l2,
-                         struct bridge_l2_stats *stats);
 
 /* Writes into 'out' the frame telling the sender of the oversized 'frame'
  * (an IP frame from the bridge, as accepted by bridge_l2_from_bridge()) to use
@@ -311,5 +286,37 @@ void bridge_l2_get_stats(const struct bridge_l2 *l2,
 size_t bridge_l2_icmp_too_big(const struct bridge_l2 *l2, const void *frame,
                               size_t len, unsigned int mtu, void *out,
                               size_t out_size);
+
+#ifdef WG_TEST_HOOKS
+/* Test-only accessors (test builds, wg-test-hooks.h). */
+
+/* The port's MAC. */
+struct eth_addr bridge_l2_get_mac_for_test(const struct bridge_l2 *l2);
+
+/* Number of own addresses, and the 'i'th one: 'family' AF_INET (4 bytes in
+ * 'addr') or AF_INET6 (16 bytes), prefix length in '*plen'. */
+size_t bridge_l2_n_addresses_for_test(const struct bridge_l2 *l2);
+void bridge_l2_get_address_for_test(const struct bridge_l2 *l2, size_t i,
+                                    int *family, uint8_t addr[16],
+                                    unsigned int *plen);
+
+/* Number of packets held: waiting for resolution or ready to pop. */
+size_t bridge_l2_pending_count_for_test(const struct bridge_l2 *l2);
+
+/* The MAC learned for 'addr' (4 or 16 bytes per 'family') that is still
+ * usable at 'now'; false if none. */
+bool bridge_l2_neigh_lookup_for_test(const struct bridge_l2 *l2, int family,
+                                     const void *addr, long long int now,
+                                     struct eth_addr *mac);
+
+/* Number of neighbor entries (usable or only remembered as local). */
+size_t bridge_l2_neigh_count_for_test(const struct bridge_l2 *l2);
+
+/* Counters. */
+uint64_t bridge_l2_reason_count_for_test(const struct bridge_l2 *l2,
+                                         enum bridge_l2_reason r);
+void bridge_l2_get_stats_for_test(const struct bridge_l2 *l2,
+                                  struct bridge_l2_stats *stats);
+#endif
 
 #endif /* bridge-l2.h */

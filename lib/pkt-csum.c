@@ -123,12 +123,6 @@ pkt_csum_partial(const void *data, size_t n, uint32_t initial)
     return pkt_csum_acc_fold(&acc);
 }
 
-ovs_be16
-pkt_csum(const void *data, size_t n)
-{
-    return ~pkt_csum_fold(pkt_csum_partial(data, n, 0));
-}
-
 /* Copies the 8 bytes at 's' to 'd' and adds them to accumulator 'i'. */
 static inline void
 pkt_csum_acc_copy(struct pkt_csum_acc *acc, int i,
@@ -165,17 +159,6 @@ pkt_csum_copy(void *dst, const void *src, size_t n, uint32_t initial)
         pkt_csum_acc_tail(&acc, s, n);
     }
     return pkt_csum_acc_fold(&acc);
-}
-
-uint32_t
-pkt_csum_block_add(uint32_t sum, uint32_t block, size_t offset)
-{
-    sum = pkt_csum_fold(sum);
-    block = pkt_csum_fold(block);
-    if (offset & 1) {
-        block = ((block & 0xff) << 8) | (block >> 8);
-    }
-    return pkt_csum_fold(sum + block);
 }
 
 /* Checksum completion of whole packets. */

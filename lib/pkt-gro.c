@@ -284,7 +284,7 @@ pkt_gro_finish(struct pkt_gro_pkt *pkt)
     } else {
         pkt_put16(p + PKT_IP4_OFS(ip_tot_len), pkt->len);
         pkt_put16(p + PKT_IP4_OFS(ip_csum), 0);
-        pkt_put_be16(p + PKT_IP4_OFS(ip_csum), pkt_csum(p, pkt->l3_len));
+        pkt_put_be16(p + PKT_IP4_OFS(ip_csum), csum(p, pkt->l3_len));
     }
     sum = pkt_ip_pseudo_add_len(pkt_ip_pseudo_base(p, pkt->ipv6,
                                                    IPPROTO_TCP), tcp_len);

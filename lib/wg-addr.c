@@ -18,6 +18,7 @@
 #include "wg-addr.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <string.h>
@@ -25,33 +26,23 @@
 #include "openvswitch/dynamic-string.h"
 #include "util.h"
 
-/* Parses all of 's' as a decimal number no larger than 'max'. */
+/* Parses all of 's' as a decimal number no larger than 'max' (at most
+ * UINT_MAX), as wg(8) reads ports, scope indexes and prefix lengths: digits
+ * only, leading zeros allowed.  OVS's str_to_uint() does the conversion; it
+ * would also take leading white space and a sign, so the first character
+ * must be a digit. */
 static bool
-parse_decimal(const char *s, unsigned long long max, unsigned long long *np)
+parse_decimal(const char *s, unsigned int max, unsigned int *np)
 {
-    unsigned long long n = 0;
-
-    if (!*s) {
-        return false;
-    }
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9') {
-            return false;
-        }
-        n = n * 10 + (*s - '0');
-        if (n > max) {
-            return false;
-        }
-    }
-    *np = n;
-    return true;
+    return isdigit((unsigned char) *s) && str_to_uint(s, 10, np)
+           && *np <= max;
 }
 
 /* An IPv6 scope: an interface index or name. */
 static bool
 parse_scope(const char *scope, uint32_t *idp)
 {
-    unsigned long long n;
+    unsigned int n;
 
     if (parse_decimal(scope, UINT32_MAX, &n)) {
         *idp = n;
@@ -104,7 +95,7 @@ wg_addr_parse_endpoint(const char *s, struct sockaddr_storage *ss,
 {
     char *copy = xstrdup(s);
     char *host = copy;
-    unsigned long long port;
+    unsigned int port;
     bool bracketed = *host == '[';
     bool ok = false;
     char *colon;
@@ -134,12 +125,17 @@ out:
     return ok;
 }
 
+/* Not OVS's ip_parse_cidr()/ipv6_parse_cidr(): besides what wg(8) takes
+ * (inet_pton() and a length of digits), they take a dotted netmask
+ * ("10.0.0.0/255.0.0.0"), white space and signs (" 10.0.0.0/ +8",
+ * "/-0"), IPv4 octets with leading zeros or out of range ("010.0.0.300/8")
+ * and a bare address whatever 'bare_ok' says. */
 bool
 wg_addr_parse_prefix(const char *s, bool bare_ok, struct wg_addr_prefix *p)
 {
     char *copy = xstrdup(s);
     char *slash = strchr(copy, '/');
-    unsigned long long len;
+    unsigned int len;
     bool ok = false;
 
     memset(p, 0, sizeof *p);

@@ -335,22 +335,6 @@ wg_aip_remove__(struct wg_allowedips *t, struct wg_aip_node **slot,
     return 0;
 }
 
-int
-wg_allowedips_remove(struct wg_allowedips *t, int family, const void *addr,
-                     unsigned int prefix_len, const void *peer)
-{
-    uint8_t key[WG_AIP_MAX_BYTES];
-    struct wg_aip_node **root;
-    unsigned int bits;
-
-    root = wg_aip_root(t, family, &bits);
-    if (!root || prefix_len > bits) {
-        return EINVAL;
-    }
-    wg_aip_mask(key, addr, prefix_len);
-    return wg_aip_remove__(t, root, key, prefix_len, peer);
-}
-
 void
 wg_allowedips_remove_peer(struct wg_allowedips *t, const void *peer)
 {
@@ -458,3 +442,24 @@ wg_allowedips_n_peers(const struct wg_allowedips *t)
 {
     return hmap_count(&t->peers);
 }
+
+#ifdef WG_TEST_HOOKS
+/* Test-only accessors (test builds, wg-test-hooks.h). */
+
+int
+wg_allowedips_remove_for_test(struct wg_allowedips *t, int family,
+                              const void *addr, unsigned int prefix_len,
+                              const void *peer)
+{
+    uint8_t key[WG_AIP_MAX_BYTES];
+    struct wg_aip_node **root;
+    unsigned int bits;
+
+    root = wg_aip_root(t, family, &bits);
+    if (!root || prefix_len > bits) {
+        return EINVAL;
+    }
+    wg_aip_mask(key, addr, prefix_len);
+    return wg_aip_remove__(t, root, key, prefix_len, peer);
+}
+#endif

@@ -42,13 +42,6 @@ int wg_allowedips_insert(struct wg_allowedips *t, int family,
                          const void *addr, unsigned int prefix_len,
                          void *peer);
 
-/* Removes the prefix if it is currently assigned to 'peer'.  Host bits are
- * masked as for insertion.  Returns 0, ENOENT if no such prefix belongs to
- * 'peer', or EINVAL (bad family or length). */
-int wg_allowedips_remove(struct wg_allowedips *t, int family,
-                         const void *addr, unsigned int prefix_len,
-                         const void *peer);
-
 /* Removes every prefix of 'peer', in time proportional to the number of
  * its prefixes (times the trie depth), whatever the size of the table. */
 void wg_allowedips_remove_peer(struct wg_allowedips *t, const void *peer);
@@ -77,5 +70,15 @@ size_t wg_allowedips_n_nodes(const struct wg_allowedips *t);
 /* Number of peers that hold at least one prefix in 't' (each has a list of
  * its prefixes), for memory statistics and tests. */
 size_t wg_allowedips_n_peers(const struct wg_allowedips *t);
+
+#ifdef WG_TEST_HOOKS
+/* Test-only (test builds, wg-test-hooks.h): removes the prefix if it is
+ * currently assigned to 'peer'.  Host bits are masked as for insertion.
+ * Returns 0, ENOENT if no such prefix belongs to 'peer', or EINVAL (bad
+ * family or length). */
+int wg_allowedips_remove_for_test(struct wg_allowedips *t, int family,
+                                  const void *addr, unsigned int prefix_len,
+                                  const void *peer);
+#endif
 
 #endif /* wg-allowedips.h */

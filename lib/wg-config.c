@@ -95,24 +95,24 @@ wg_config_peer_free(struct wg_config_peer *peer)
 
 /* Primitive parsers. */
 
+/* Parses 's', all digits (leading zeros allowed, no sign or white space,
+ * which OVS's str_to_uint() would take), as a number from 0 to 65535. */
 static bool
 parse_port(const char *s, int *port)
 {
-    char *end;
-    long v;
+    unsigned int v;
 
-    if (!isdigit((unsigned char) *s)) {
-        return false;
-    }
-    errno = 0;
-    v = strtol(s, &end, 10);
-    if (errno || *end || v < 0 || v > 65535) {
+    if (!isdigit((unsigned char) *s) || !str_to_uint(s, 10, &v)
+        || v > 65535) {
         return false;
     }
     *port = v;
     return true;
 }
 
+/* Parses exactly "true" or "false".  Not smap_get_bool(), which takes any
+ * other value for its default: a mistyped "flase" would leave the offload
+ * on without a word, where this refuses the option in the error column. */
 static bool
 parse_bool(const char *s, bool *b)
 {

@@ -40,8 +40,13 @@ const char *wg_crypto_selftest_run(void);
  * later calls return the same result without running it again. */
 const char *wg_crypto_selftest(void);
 
-/* The checks, in the order they run: their number and names. */
+/* The number of checks. */
 size_t wg_crypto_selftest_n_checks(void);
-const char *wg_crypto_selftest_check_name(size_t i);
+
+#ifdef WG_TEST_HOOKS
+/* Test-only (test builds, wg-test-hooks.h): the name of check 'i', in the
+ * order they run. */
+const char *wg_crypto_selftest_check_name_for_test(size_t i);
+#endif
 
 #endif /* wg-crypto-selftest.h */

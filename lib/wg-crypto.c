@@ -190,13 +190,6 @@ wg_crypto_set_aead_backend(enum wg_crypto_aead_backend backend)
     return true;
 }
 
-enum wg_crypto_aead_backend
-wg_crypto_get_aead_backend(void)
-{
-    (void) wg_crypto_init();
-    return wg_crypto.backend;
-}
-
 static bool
 wg_crypto_ready(void)
 {
@@ -580,13 +573,6 @@ wg_crypto_random(void *buf, size_t len)
     randombytes_buf(buf, len);
 }
 
-uint32_t
-wg_crypto_random_uniform(uint32_t upper_bound)
-{
-    (void) wg_crypto_init();
-    return randombytes_uniform(upper_bound);
-}
-
 bool
 wg_crypto_equal(const void *a, const void *b, size_t len)
 {
@@ -655,3 +641,14 @@ wg_crypto_key_from_hex(uint8_t key[WG_KEY_LEN], const char *hex)
     }
     return true;
 }
+
+#ifdef WG_TEST_HOOKS
+/* Test-only accessors (test builds, wg-test-hooks.h). */
+
+enum wg_crypto_aead_backend
+wg_crypto_get_aead_backend_for_test(void)
+{
+    (void) wg_crypto_init();
+    return wg_crypto.backend;
+}
+#endif

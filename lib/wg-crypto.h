@@ -73,7 +73,11 @@ enum wg_crypto_aead_backend {
  * theirs).  Returns false, changing nothing, if 'backend' is not in this
  * build or cannot run on this CPU. */
 bool wg_crypto_set_aead_backend(enum wg_crypto_aead_backend backend);
-enum wg_crypto_aead_backend wg_crypto_get_aead_backend(void);
+
+#ifdef WG_TEST_HOOKS
+/* Test-only (test builds, wg-test-hooks.h): the backend of new keys. */
+enum wg_crypto_aead_backend wg_crypto_get_aead_backend_for_test(void);
+#endif
 
 /* "openssl" or "ipsec-mb". */
 const char *wg_crypto_aead_backend_name(enum wg_crypto_aead_backend);
@@ -193,8 +197,6 @@ bool wg_crypto_xaead_open(uint8_t *dst, const uint8_t *src, size_t len,
 /* Fills 'buf' with 'len' cryptographically random bytes. */
 void wg_crypto_random(void *buf, size_t len);
 
-/* Returns a uniformly random value in [0, upper_bound). */
-uint32_t wg_crypto_random_uniform(uint32_t upper_bound);
 
 /* Constant-time comparison of 'len' bytes: true if equal. */
 bool wg_crypto_equal(const void *a, const void *b, size_t len);

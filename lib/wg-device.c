@@ -190,12 +190,6 @@ wg_device_set_mtu(struct wg_device *dev, unsigned int mtu)
 
 /* Load. */
 
-void
-wg_device_set_under_load(struct wg_device *dev, bool under_load)
-{
-    dev->forced_under_load = under_load;
-}
-
 /* Records that 'dev' is under load at 'now', counting and logging the
  * transition into that state. */
 static void
@@ -356,17 +350,6 @@ size_t
 wg_device_peer_count(const struct wg_device *dev)
 {
     return hmap_count(&dev->peers_by_key);
-}
-
-void
-wg_device_get_sizes(const struct wg_device *dev,
-                    struct wg_device_sizes *sizes)
-{
-    sizes->n_peers = hmap_count(&dev->peers_by_key);
-    sizes->n_prefixes = wg_allowedips_count(dev->allowedips);
-    sizes->n_trie_nodes = wg_allowedips_n_nodes(dev->allowedips);
-    sizes->n_prefix_lists = wg_allowedips_n_peers(dev->allowedips);
-    sizes->n_indices = wg_peer_index_count(&dev->indices);
 }
 
 bool
@@ -731,3 +714,24 @@ wg_device_next_deadline(const struct wg_device *dev)
 {
     return dev->timers_next_ms;
 }
+
+#ifdef WG_TEST_HOOKS
+/* Test-only accessors (test builds, wg-test-hooks.h). */
+
+void
+wg_device_set_under_load_for_test(struct wg_device *dev, bool under_load)
+{
+    dev->forced_under_load = under_load;
+}
+
+void
+wg_device_get_sizes_for_test(const struct wg_device *dev,
+                             struct wg_device_sizes *sizes)
+{
+    sizes->n_peers = hmap_count(&dev->peers_by_key);
+    sizes->n_prefixes = wg_allowedips_count(dev->allowedips);
+    sizes->n_trie_nodes = wg_allowedips_n_nodes(dev->allowedips);
+    sizes->n_prefix_lists = wg_allowedips_n_peers(dev->allowedips);
+    sizes->n_indices = wg_peer_index_count(&dev->indices);
+}
+#endif

@@ -106,6 +106,22 @@ void wg_device_set_mtu(struct wg_device *dev, unsigned int mtu);
  * keeps REKEY_AFTER_MESSAGES. */
 void wg_device_set_rekey_after_messages_for_test(struct wg_device *dev,
                                                  uint64_t n);
+
+/* Forces the device "under load" (see below) while 'under_load'. */
+void wg_device_set_under_load_for_test(struct wg_device *dev,
+                                       bool under_load);
+
+/* Sizes of the structures of a device that grow with its configuration,
+ * for leak and scale tests: all zero once every peer is removed. */
+struct wg_device_sizes {
+    size_t n_peers;             /* Peers (hash table by public key). */
+    size_t n_prefixes;          /* Allowed-IPs prefixes. */
+    size_t n_trie_nodes;        /* Allowed-IPs trie nodes. */
+    size_t n_prefix_lists;      /* Peers with a list of their prefixes. */
+    size_t n_indices;           /* Receiver indices in use. */
+};
+void wg_device_get_sizes_for_test(const struct wg_device *dev,
+                                  struct wg_device_sizes *sizes);
 #endif
 
 /* Load: the device is "under load" (handshakes need a valid mac2, otherwise
@@ -116,7 +132,6 @@ void wg_device_set_rekey_after_messages_for_test(struct wg_device *dev,
  * WG_UNDER_LOAD_WINDOW_HANDSHAKES of them within WG_UNDER_LOAD_WINDOW_MS.
  * Entering the state is counted (coverage counter wg_under_load_enter) and
  * logged. */
-void wg_device_set_under_load(struct wg_device *dev, bool under_load);
 void wg_device_note_pending_handshakes(struct wg_device *dev, size_t n);
 bool wg_device_is_under_load(const struct wg_device *dev);
 
@@ -160,19 +175,6 @@ struct wg_peer *wg_device_peer_first(const struct wg_device *dev);
 struct wg_peer *wg_device_peer_next(const struct wg_device *dev,
                                     const struct wg_peer *peer);
 size_t wg_device_peer_count(const struct wg_device *dev);
-
-/* Sizes of the structures of a device that grow with its configuration,
- * for memory statistics and leak tests: all zero once every peer is
- * removed. */
-struct wg_device_sizes {
-    size_t n_peers;             /* Peers (hash table by public key). */
-    size_t n_prefixes;          /* Allowed-IPs prefixes. */
-    size_t n_trie_nodes;        /* Allowed-IPs trie nodes. */
-    size_t n_prefix_lists;      /* Peers with a list of their prefixes. */
-    size_t n_indices;           /* Receiver indices in use. */
-};
-void wg_device_get_sizes(const struct wg_device *dev,
-                         struct wg_device_sizes *sizes);
 
 /* Copies the preshared key of 'peer' into 'psk' and returns true, or
  * returns false if it has none.  For the UAPI's get reply only; the caller

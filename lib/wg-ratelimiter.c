@@ -31,7 +31,13 @@ COVERAGE_DEFINE(wg_ratelimiter_table_full);
 
 /* Tokens are counted in milliseconds of credit: every millisecond adds one,
  * a packet costs WG_RL_COST, and a bucket holds at most WG_RL_MAX, i.e. a
- * burst of WG_RATELIMITER_BURST packets. */
+ * burst of WG_RATELIMITER_BURST packets.
+ *
+ * Not OVS's token-bucket.h: token_bucket_withdraw() reads time_msec()
+ * itself, while this limiter runs on the wg-device clock that its caller
+ * passes in (a hook that the unit tests and fuzz-wg-device step, frozen
+ * across a batch), and it keeps the time of each source's latest packet,
+ * which the collection of idle sources needs. */
 #define WG_RL_COST (1000 / WG_RATELIMITER_PACKETS_PER_SECOND)
 #define WG_RL_MAX (WG_RL_COST * WG_RATELIMITER_BURST)
 
@@ -143,12 +149,6 @@ wg_rl_gc__(struct wg_ratelimiter *rl, long long int now_ms)
     rl->gc_done = true;
 }
 
-void
-wg_ratelimiter_gc(struct wg_ratelimiter *rl, long long int now_ms)
-{
-    wg_rl_gc__(rl, now_ms);
-}
-
 /* Starts tracking a new source at 'now_ms', charging its first packet.
  * Returns false if the table is full. */
 static bool
@@ -197,8 +197,18 @@ wg_ratelimiter_allow(struct wg_ratelimiter *rl, int family,
     return ok;
 }
 
+#ifdef WG_TEST_HOOKS
+/* Test-only accessors (test builds, wg-test-hooks.h). */
+
+void
+wg_ratelimiter_gc_for_test(struct wg_ratelimiter *rl, long long int now_ms)
+{
+    wg_rl_gc__(rl, now_ms);
+}
+
 size_t
-wg_ratelimiter_count(const struct wg_ratelimiter *rl)
+wg_ratelimiter_count_for_test(const struct wg_ratelimiter *rl)
 {
     return hmap_count(&rl->entries);
 }
+#endif

@@ -45,17 +45,19 @@ void wg_ratelimiter_destroy(struct wg_ratelimiter *rl);
 /* Returns true if a handshake from 'addr' ('family' AF_INET: 4 bytes,
  * AF_INET6: 16 bytes, only its /64 counts) may be processed at 'now_ms',
  * consuming one token.  When the table is full, new sources are refused;
- * so is any other 'family'.  Runs wg_ratelimiter_gc() first when the last
- * collection is WG_RATELIMITER_GC_INTERVAL_MS old. */
+ * so is any other 'family'.  When the last collection is
+ * WG_RATELIMITER_GC_INTERVAL_MS old, first forgets the sources idle for
+ * more than WG_RATELIMITER_GC_INTERVAL_MS (their buckets are full again,
+ * so this changes no verdict). */
 bool wg_ratelimiter_allow(struct wg_ratelimiter *rl, int family,
                           const void *addr, long long int now_ms);
 
-/* Forgets the sources that have been idle for more than
- * WG_RATELIMITER_GC_INTERVAL_MS at 'now_ms' (their buckets are full again,
- * so this changes no verdict). */
-void wg_ratelimiter_gc(struct wg_ratelimiter *rl, long long int now_ms);
-
-/* Number of sources tracked (for tests and statistics). */
-size_t wg_ratelimiter_count(const struct wg_ratelimiter *rl);
+#ifdef WG_TEST_HOOKS
+/* Test-only (test builds, wg-test-hooks.h): runs that collection at
+ * 'now_ms'; the number of sources tracked. */
+void wg_ratelimiter_gc_for_test(struct wg_ratelimiter *rl,
+                                long long int now_ms);
+size_t wg_ratelimiter_count_for_test(const struct wg_ratelimiter *rl);
+#endif
 
 #endif /* wg-ratelimiter.h */

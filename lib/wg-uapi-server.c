@@ -466,20 +466,25 @@ wg_uapi_server_destroy(struct wg_uapi_server *server)
     free(server);
 }
 
-void
-wg_uapi_server_set_timeout(struct wg_uapi_server *server, int timeout_ms)
-{
-    server->timeout_ms = timeout_ms;
-}
-
 const char *
 wg_uapi_server_path(const struct wg_uapi_server *server)
 {
     return server->path;
 }
 
+#ifdef WG_TEST_HOOKS
+/* Test-only accessors (test builds, wg-test-hooks.h). */
+
+void
+wg_uapi_server_set_timeout_for_test(struct wg_uapi_server *server,
+                                    int timeout_ms)
+{
+    server->timeout_ms = timeout_ms;
+}
+
 size_t
-wg_uapi_server_n_clients(const struct wg_uapi_server *server)
+wg_uapi_server_n_clients_for_test(const struct wg_uapi_server *server)
 {
     return server->n_clients;
 }
+#endif

@@ -186,15 +186,17 @@ void wg_uapi_server_run(struct wg_uapi_server *server);
  * to do. */
 void wg_uapi_server_wait(struct wg_uapi_server *server);
 
-/* Sets how long a connection may stay open, for new connections
- * (default WG_UAPI_CLIENT_TIMEOUT_MS). */
-void wg_uapi_server_set_timeout(struct wg_uapi_server *server,
-                                int timeout_ms);
-
 /* Absolute path of the socket file. */
 const char *wg_uapi_server_path(const struct wg_uapi_server *server);
 
-/* Number of open client connections. */
-size_t wg_uapi_server_n_clients(const struct wg_uapi_server *server);
+#ifdef WG_TEST_HOOKS
+/* Test-only (test builds, wg-test-hooks.h): sets how long a connection may
+ * stay open, for new connections (default WG_UAPI_CLIENT_TIMEOUT_MS), and
+ * returns the number of open client connections. */
+void wg_uapi_server_set_timeout_for_test(struct wg_uapi_server *server,
+                                         int timeout_ms);
+size_t wg_uapi_server_n_clients_for_test(
+    const struct wg_uapi_server *server);
+#endif
 
 #endif /* wg-uapi.h */

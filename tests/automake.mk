@@ -145,9 +145,12 @@ FUZZ_SOURCES = \
 	tests/fuzz-wg-uapi.c \
 	tests/fuzz-wg-config.c
 FUZZ_TARGETS = $(FUZZ_SOURCES:.c=)
+# The targets are test programs: they are built like
+# lib/libovswireguard-test.la, with the test hooks and the test-only
+# accessors (WG_TEST_HOOKS, lib/wg-test-hooks.h).
 FUZZ_LIB = $(filter lib/bridge-l2% lib/wg-% lib/pkt-% lib/udp-batch%, \
-	$(filter %.c,$(lib_libovswireguard_la_SOURCES)))
-FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined
+	$(filter %.c,$(lib_libovswireguard_test_la_SOURCES)))
+FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -DWG_TEST_HOOKS=1
 EXTRA_DIST += $(FUZZ_SOURCES) tests/fuzz-util.h tests/fuzz-wg-uapi.dict \
 	tests/fuzz-wg-config.dict tests/fuzz-seeds.py tests/fuzz-run.sh \
 	tests/fuzz-corpus

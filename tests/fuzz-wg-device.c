@@ -240,9 +240,9 @@ answer_from_a(bool load)
     for (i = pair.n_msgs - 1; i >= 0; i--) {
         if (pair.msgs[i].from == 1 && pair.msgs[i].to == 0
             && pair.msgs[i].data[0] == WG_MSG_INITIATION) {
-            wg_device_set_under_load(pair.node[0].dev, load);
+            wg_device_set_under_load_for_test(pair.node[0].dev, load);
             wgpair_deliver_one(&pair, i);
-            wg_device_set_under_load(pair.node[0].dev, false);
+            wg_device_set_under_load_for_test(pair.node[0].dev, false);
             break;
         }
     }
@@ -324,7 +324,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         wgpair_advance(&pair, 0);
     }
     ensure_session();
-    wg_device_set_under_load(pair.node[1].dev, ctrl & 4);
+    wg_device_set_under_load_for_test(pair.node[1].dev, ctrl & 4);
     src = pick_source(ctrl, &src_len);
 
     if (ctrl & 128) {

@@ -66,9 +66,9 @@ test_l2_learn(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     l2t_check_deliver(l2, "10.1.1.7", mac_c, 1);
     l2t_check_deliver(l2, "fd00:1:1::8", mac_d, 1);
     l2t_check_deliver(l2, "fd00:1:1::5", mac_a, 1);
-    WGTEST_CHECK(bridge_l2_neigh_count(l2) == 5);
+    WGTEST_CHECK(bridge_l2_neigh_count_for_test(l2) == 5);
     a4 = l2t_ip4("10.1.1.7");
-    WGTEST_CHECK(bridge_l2_neigh_lookup(l2, AF_INET, &a4, 1, &mac));
+    WGTEST_CHECK(bridge_l2_neigh_lookup_for_test(l2, AF_INET, &a4, 1, &mac));
     WGTEST_CHECK(eth_addr_equals(mac, mac_c));
 
     /* Not learned: ARP probe, DAD NS, a guest claiming an own address. */
@@ -80,7 +80,7 @@ test_l2_learn(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     l2t_feed(l2, f.b, len, 0, BRIDGE_L2_R_ND_DAD);
     len = l2t_arp(f.b, mac_bcast, mac_b, 1, "10.1.1.254", "10.1.1.254");
     l2t_feed(l2, f.b, len, 0, BRIDGE_L2_R_ARP_GRATUITOUS);
-    WGTEST_CHECK(bridge_l2_neigh_count(l2) == 5);
+    WGTEST_CHECK(bridge_l2_neigh_count_for_test(l2) == 5);
     WGTEST_CHECK(l2t_to_bridge(l2, "10.1.2.9", "10.1.1.254", 1, sol.b, &out)
                  == BRIDGE_L2_IN_DROP);
     WGTEST_CHECK(out.reason == BRIDGE_L2_R_IN_TO_SELF);
@@ -108,7 +108,7 @@ test_l2_learn(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     WGTEST_CHECK(l2t_to_bridge_data(l2, f.b, 40, 3, sol.b, &out)
                  == BRIDGE_L2_IN_DROP);
     WGTEST_CHECK(out.reason == BRIDGE_L2_R_IN_BAD);     /* dst :: */
-    WGTEST_CHECK(bridge_l2_reason_count(l2, BRIDGE_L2_R_IN_BAD) == 2);
+    WGTEST_CHECK(bridge_l2_reason_count_for_test(l2, BRIDGE_L2_R_IN_BAD) == 2);
     bridge_l2_destroy(l2);
 }
 WGTEST_REGISTER("l2-learn", test_l2_learn);
@@ -209,7 +209,7 @@ test_l2_resolve(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
                  == BRIDGE_L2_IN_QUEUED && out.solicit_len == 0);
     WGTEST_CHECK(l2t_to_bridge(l2, "10.1.2.9", "10.1.1.8", 1000, sol.b, &out)
                  == BRIDGE_L2_IN_QUEUED && out.solicit_len == 42);
-    WGTEST_CHECK(bridge_l2_pending_count(l2) == 3
+    WGTEST_CHECK(bridge_l2_pending_count_for_test(l2) == 3
                  && !bridge_l2_pending_pop(l2));
     len = l2t_arp(f.b, port_mac, mac_c, 2, "10.1.1.8", "10.1.1.254");
     WGTEST_CHECK(l2t_from_bridge(l2, f.b, len, 1500, &l2t_peers, reply.b,
@@ -218,7 +218,8 @@ test_l2_resolve(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     for (int i = 0; i < 3; i++) {
         check_pop(l2, "10.1.2.9", "10.1.1.8", mac_c);
     }
-    WGTEST_CHECK(!bridge_l2_pending_pop(l2) && !bridge_l2_pending_count(l2));
+    WGTEST_CHECK(!bridge_l2_pending_pop(l2)
+                 && !bridge_l2_pending_count_for_test(l2));
     l2t_check_deliver(l2, "10.1.1.8", mac_c, 1600);
 
     /* IPv6: NS to the solicited-node group; an NA releases it. */
@@ -233,7 +234,7 @@ test_l2_resolve(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     check_pop(l2, "fd00:1:2::9", "fd00:1:1::9", mac_d);
     WGTEST_CHECK(!bridge_l2_pending_pop(l2));
 
-    bridge_l2_get_stats(l2, &stats);
+    bridge_l2_get_stats_for_test(l2, &stats);
     WGTEST_CHECK(stats.queued == 4 && stats.flushed == 4);
     WGTEST_CHECK(stats.solicits == 3 && stats.learned == 2);
     bridge_l2_destroy(l2);
@@ -300,20 +301,24 @@ test_l2_pending_limits(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
                      == (i < 3 ? BRIDGE_L2_IN_QUEUED : BRIDGE_L2_IN_DROP));
         WGTEST_CHECK(out.solicit_len == 42);    /* Solicited even so. */
     }
-    WGTEST_CHECK(bridge_l2_reason_count(l2, BRIDGE_L2_R_PENDING_FULL) == 2);
-    WGTEST_CHECK(bridge_l2_pending_count(l2) == 5);
+    WGTEST_CHECK(bridge_l2_reason_count_for_test(l2,
+                                                 BRIDGE_L2_R_PENDING_FULL)
+                 == 2);
+    WGTEST_CHECK(bridge_l2_pending_count_for_test(l2) == 5);
 
     /* Unresolved packets time out 3 s after the first one. */
     WGTEST_CHECK(bridge_l2_next_deadline(l2)
                  == 10 + BRIDGE_L2_PENDING_TIMEOUT_MS);
     bridge_l2_run(l2, 10 + BRIDGE_L2_PENDING_TIMEOUT_MS - 1);
-    WGTEST_CHECK(bridge_l2_pending_count(l2) == 5);
+    WGTEST_CHECK(bridge_l2_pending_count_for_test(l2) == 5);
     bridge_l2_run(l2, 10 + BRIDGE_L2_PENDING_TIMEOUT_MS);
-    WGTEST_CHECK(bridge_l2_pending_count(l2) == 2);
-    WGTEST_CHECK(bridge_l2_reason_count(l2, BRIDGE_L2_R_PENDING_TIMEOUT) == 3);
+    WGTEST_CHECK(bridge_l2_pending_count_for_test(l2) == 2);
+    WGTEST_CHECK(bridge_l2_reason_count_for_test(
+                     l2, BRIDGE_L2_R_PENDING_TIMEOUT) == 3);
     bridge_l2_run(l2, 20 + BRIDGE_L2_PENDING_TIMEOUT_MS);
-    WGTEST_CHECK(bridge_l2_pending_count(l2) == 0);
-    WGTEST_CHECK(bridge_l2_reason_count(l2, BRIDGE_L2_R_PENDING_TIMEOUT) == 5);
+    WGTEST_CHECK(bridge_l2_pending_count_for_test(l2) == 0);
+    WGTEST_CHECK(bridge_l2_reason_count_for_test(
+                     l2, BRIDGE_L2_R_PENDING_TIMEOUT) == 5);
     WGTEST_CHECK(bridge_l2_next_deadline(l2) == LLONG_MAX);
     bridge_l2_destroy(l2);
 
@@ -324,7 +329,7 @@ test_l2_pending_limits(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
         WGTEST_CHECK(l2t_to_bridge(l2, "10.1.2.9", dsts[i], 0, sol.b, &out)
                      == (i < 2 ? BRIDGE_L2_IN_QUEUED : BRIDGE_L2_IN_DROP));
     }
-    WGTEST_CHECK(bridge_l2_pending_count(l2) == 2);
+    WGTEST_CHECK(bridge_l2_pending_count_for_test(l2) == 2);
     bridge_l2_destroy(l2);          /* Frees what is still queued. */
 }
 WGTEST_REGISTER("l2-pending-limits", test_l2_pending_limits);
@@ -371,18 +376,19 @@ test_l2_aging(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     WGTEST_CHECK(l2t_from_bridge(l2, f.b, len, BRIDGE_L2_LOCAL_EXPIRE_MS,
                                  &l2t_all, reply.b, &eg)
                  == BRIDGE_L2_EG_REPLY);
-    WGTEST_CHECK(bridge_l2_neigh_count(l2) == 1);       /* 10.1.1.6 only. */
+    /* 10.1.1.6 only. */
+    WGTEST_CHECK(bridge_l2_neigh_count_for_test(l2) == 1);
 
     /* The table holds 2 entries: the least recently seen goes. */
     len = l2t_arp(f.b, mac_bcast, mac_c, 1, "10.1.1.7", "10.1.1.254");
     l2t_feed(l2, f.b, len, BRIDGE_L2_LOCAL_EXPIRE_MS + 1, BRIDGE_L2_R_OK);
     len = l2t_arp(f.b, mac_bcast, mac_d, 1, "10.1.1.8", "10.1.1.254");
     l2t_feed(l2, f.b, len, BRIDGE_L2_LOCAL_EXPIRE_MS + 2, BRIDGE_L2_R_OK);
-    WGTEST_CHECK(bridge_l2_neigh_count(l2) == 2);
-    WGTEST_CHECK(!bridge_l2_neigh_lookup(l2, AF_INET, &(ovs_be32) {
+    WGTEST_CHECK(bridge_l2_neigh_count_for_test(l2) == 2);
+    WGTEST_CHECK(!bridge_l2_neigh_lookup_for_test(l2, AF_INET, &(ovs_be32) {
                                          l2t_ip4("10.1.1.6") },
                                          BRIDGE_L2_LOCAL_EXPIRE_MS + 2, &mac));
-    bridge_l2_get_stats(l2, &stats);
+    bridge_l2_get_stats_for_test(l2, &stats);
     WGTEST_CHECK(stats.evicted == 1);
     bridge_l2_destroy(l2);
 }
@@ -400,11 +406,11 @@ test_l2_addresses(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     char *err;
     int family;
 
-    WGTEST_CHECK(bridge_l2_n_addresses(l2) == 3);
-    bridge_l2_get_address(l2, 1, &family, addr, &plen);
+    WGTEST_CHECK(bridge_l2_n_addresses_for_test(l2) == 3);
+    bridge_l2_get_address_for_test(l2, 1, &family, addr, &plen);
     WGTEST_CHECK(family == AF_INET6 && plen == 64);
     WGTEST_CHECK(!memcmp(addr, &a6, 16));
-    bridge_l2_get_address(l2, 2, &family, addr, &plen);
+    bridge_l2_get_address_for_test(l2, 2, &family, addr, &plen);
     WGTEST_CHECK(family == AF_INET && plen == 32);
     WGTEST_CHECK(!memcmp(addr, &a4, 4));
 
@@ -420,12 +426,12 @@ test_l2_addresses(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
         err = bridge_l2_set_addresses(l2, bad[i]);
         WGTEST_CHECK(err);
         free(err);
-        WGTEST_CHECK(bridge_l2_n_addresses(l2) == 3);
+        WGTEST_CHECK(bridge_l2_n_addresses_for_test(l2) == 3);
     }
     WGTEST_CHECK(!bridge_l2_set_addresses(l2, NULL));
-    WGTEST_CHECK(bridge_l2_n_addresses(l2) == 0);
+    WGTEST_CHECK(bridge_l2_n_addresses_for_test(l2) == 0);
     bridge_l2_set_mac(l2, mac_b);
-    WGTEST_CHECK(eth_addr_equals(bridge_l2_get_mac(l2), mac_b));
+    WGTEST_CHECK(eth_addr_equals(bridge_l2_get_mac_for_test(l2), mac_b));
     bridge_l2_destroy(l2);
     bridge_l2_destroy(NULL);
 }

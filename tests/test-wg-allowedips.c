@@ -271,9 +271,9 @@ test_allowedips_edges(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     WGTEST_CHECK(wg_allowedips_lookup(t, AF_INET, a4) == P(3));
     WGTEST_CHECK(!wg_allowedips_insert(t, AF_INET, a4, 32, P(9)));
     WGTEST_CHECK(!wg_allowedips_insert(t, AF_INET, a4, 31, P(9)));
-    WGTEST_CHECK(!wg_allowedips_remove(t, AF_INET, a4, 32, P(9)));
+    WGTEST_CHECK(!wg_allowedips_remove_for_test(t, AF_INET, a4, 32, P(9)));
     check_lookup(t, "1.2.3.5", 9);
-    WGTEST_CHECK(!wg_allowedips_remove(t, AF_INET, a4, 31, P(9)));
+    WGTEST_CHECK(!wg_allowedips_remove_for_test(t, AF_INET, a4, 31, P(9)));
     check_lookup(t, "1.2.3.5", 1);
     check_lookup(t, "1.2.3.4", 2);
     insert(t, "1.2.3.5/32", 3);
@@ -285,8 +285,10 @@ test_allowedips_edges(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
                  == EINVAL);
     WGTEST_CHECK(wg_allowedips_insert(t, AF_UNIX, addr, 8, P(1)) == EINVAL);
     WGTEST_CHECK(wg_allowedips_insert(t, AF_INET, addr, 8, NULL) == EINVAL);
-    WGTEST_CHECK(wg_allowedips_remove(t, AF_INET, addr, 33, P(1)) == EINVAL);
-    WGTEST_CHECK(wg_allowedips_remove(t, AF_UNIX, addr, 0, P(1)) == EINVAL);
+    WGTEST_CHECK(wg_allowedips_remove_for_test(t, AF_INET, addr, 33, P(1))
+                 == EINVAL);
+    WGTEST_CHECK(wg_allowedips_remove_for_test(t, AF_UNIX, addr, 0, P(1))
+                 == EINVAL);
     WGTEST_CHECK(!wg_allowedips_lookup(t, AF_UNIX, addr));
     WGTEST_CHECK(wg_allowedips_count(t) == 8);
     wg_allowedips_destroy(t);
@@ -300,7 +302,7 @@ remove_prefix(struct wg_allowedips *t, const char *prefix, int peer)
     uint8_t addr[16];
     int family = parse_prefix(prefix, addr, &plen);
 
-    return wg_allowedips_remove(t, family, addr, plen, P(peer));
+    return wg_allowedips_remove_for_test(t, family, addr, plen, P(peer));
 }
 
 static void
@@ -630,11 +632,11 @@ random_remove(struct wg_allowedips *t, struct ref_table *r)
     for (unsigned int i = e->plen; i < 128; i++) {
         addr[i / 8] |= (wgtest_random() & 1) << (7 - i % 8);
     }
-    WGTEST_CHECK(wg_allowedips_remove(t, e->family, addr, e->plen,
+    WGTEST_CHECK(wg_allowedips_remove_for_test(t, e->family, addr, e->plen,
                                       P(e->peer + 16)) == ENOENT);
-    WGTEST_CHECK(!wg_allowedips_remove(t, e->family, addr, e->plen,
+    WGTEST_CHECK(!wg_allowedips_remove_for_test(t, e->family, addr, e->plen,
                                        P(e->peer)));
-    WGTEST_CHECK(wg_allowedips_remove(t, e->family, addr, e->plen,
+    WGTEST_CHECK(wg_allowedips_remove_for_test(t, e->family, addr, e->plen,
                                       P(e->peer)) == ENOENT);
     ref_delete(r, e);
 }

@@ -187,7 +187,7 @@ test_fault_cookie(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     struct wgpair p;
 
     wgpair_init(&p, NULL, NULL);
-    wg_device_set_under_load(p.node[1].dev, true);
+    wg_device_set_under_load_for_test(p.node[1].dev, true);
     wg_test_fault_arm(WG_TEST_FAULT_XAEAD_SEAL, 0);
     WGTEST_CHECK(wgpair_send_ip(&p, 0, 60) == WG_DEVICE_TX_NO_SESSION);
     wgpair_deliver(&p);

@@ -614,10 +614,10 @@ test_device_forgotten_session(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     m.src = p.node[0].addr;
 
     /* Under handshake load, unauthenticated packets start nothing. */
-    wg_device_set_under_load(p.node[1].dev, true);
+    wg_device_set_under_load_for_test(p.node[1].dev, true);
     WGTEST_CHECK(wgpair_inject(&p, &m) == WG_DEVICE_DROP_UNKNOWN_INDEX);
     WGTEST_CHECK(initiations(&p, 1) == n);
-    wg_device_set_under_load(p.node[1].dev, false);
+    wg_device_set_under_load_for_test(p.node[1].dev, false);
     WGTEST_CHECK(wgpair_inject(&p, &m) == WG_DEVICE_DROP_UNKNOWN_INDEX);
     WGTEST_CHECK(initiations(&p, 1) == n + 1);
     WGTEST_CHECK(wgpair_inject(&p, &m) == WG_DEVICE_DROP_UNKNOWN_INDEX);

@@ -121,7 +121,7 @@ cookie_path(bool forced)
 
     wgpair_init(&p, NULL, NULL);
     if (forced) {
-        wg_device_set_under_load(p.node[1].dev, true);
+        wg_device_set_under_load_for_test(p.node[1].dev, true);
     } else {
         wg_device_note_pending_handshakes(p.node[1].dev,
                                           WG_UNDER_LOAD_PENDING_HANDSHAKES);
@@ -151,7 +151,7 @@ cookie_path(bool forced)
     WGTEST_CHECK(p.node[1].last_inner_len == 60);
 
     /* Load ends (forced off, or 1 s after the last report). */
-    wg_device_set_under_load(p.node[1].dev, false);
+    wg_device_set_under_load_for_test(p.node[1].dev, false);
     wgpair_advance(&p, WG_UNDER_LOAD_HOLD_MS);
     WGTEST_CHECK(!wg_device_is_under_load(p.node[1].dev));
     wgpair_destroy(&p);
@@ -225,7 +225,7 @@ test_device_ratelimit(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     int handled = 0, limited = 0;
 
     wgpair_init(&p, NULL, NULL);
-    wg_device_set_under_load(p.node[1].dev, true);
+    wg_device_set_under_load_for_test(p.node[1].dev, true);
     p.hold = true;
     WGTEST_CHECK(wg_device_peer_initiate(p.node[0].dev, p.node[0].peer)
                  == 0);

@@ -131,7 +131,7 @@ test_ratelimiter_sources(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
         for (int i = 0; i < 3; i++) {
             WGTEST_CHECK(!allow(rl, groups[g][i], t));
         }
-        WGTEST_CHECK(wg_ratelimiter_count(rl) == g + 1);
+        WGTEST_CHECK(wg_ratelimiter_count_for_test(rl) == g + 1);
     }
 
     /* After 50 ms each group has exactly one packet more. */
@@ -144,7 +144,7 @@ test_ratelimiter_sources(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     /* Unknown families are refused and not tracked. */
     uint8_t addr[16] = { 0 };
     WGTEST_CHECK(!wg_ratelimiter_allow(rl, AF_UNIX, addr, t));
-    WGTEST_CHECK(wg_ratelimiter_count(rl) == ARRAY_SIZE(groups));
+    WGTEST_CHECK(wg_ratelimiter_count_for_test(rl) == ARRAY_SIZE(groups));
     wg_ratelimiter_destroy(rl);
 }
 WGTEST_REGISTER("ratelimiter-sources", test_ratelimiter_sources);
@@ -167,7 +167,7 @@ test_ratelimiter_full(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     WGTEST_CHECK(allow(rl, "192.0.2.2", t));
     WGTEST_CHECK(allow(rl, "2001:db8::1", t));
     WGTEST_CHECK(allow(rl, "2001:db8:0:1::1", t));
-    WGTEST_CHECK(wg_ratelimiter_count(rl) == 4);
+    WGTEST_CHECK(wg_ratelimiter_count_for_test(rl) == 4);
 
     /* Full: new sources are refused, known ones still served. */
     WGTEST_CHECK(!allow(rl, "192.0.2.3", t));
@@ -175,13 +175,13 @@ test_ratelimiter_full(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     WGTEST_CHECK(allow(rl, "192.0.2.1", t + 10));
     WGTEST_CHECK(allow(rl, "2001:db8::2", t + 10));
     WGTEST_CHECK(!allow(rl, "192.0.2.3", t + 900));
-    WGTEST_CHECK(wg_ratelimiter_count(rl) == 4);
+    WGTEST_CHECK(wg_ratelimiter_count_for_test(rl) == 4);
 
     /* Keep one source busy; once the others are idle long enough the
      * automatic collection makes room. */
     WGTEST_CHECK(allow(rl, "192.0.2.2", t + 1500));
     WGTEST_CHECK(allow(rl, "192.0.2.3", t + 2015));
-    WGTEST_CHECK(wg_ratelimiter_count(rl) == 2);
+    WGTEST_CHECK(wg_ratelimiter_count_for_test(rl) == 2);
     wg_ratelimiter_destroy(rl);
 
     /* The default size. */
@@ -190,7 +190,8 @@ test_ratelimiter_full(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
         make_v4(buf, sizeof buf, i);
         WGTEST_CHECK(allow(rl, buf, t));
     }
-    WGTEST_CHECK(wg_ratelimiter_count(rl) == WG_RATELIMITER_MAX_ENTRIES);
+    WGTEST_CHECK(wg_ratelimiter_count_for_test(rl)
+                 == WG_RATELIMITER_MAX_ENTRIES);
     make_v4(buf, sizeof buf, WG_RATELIMITER_MAX_ENTRIES);
     WGTEST_CHECK(!allow(rl, buf, t));
     WGTEST_CHECK(!allow(rl, "2001:db8::1", t));
@@ -211,13 +212,13 @@ test_ratelimiter_gc(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
         make_v4(buf, sizeof buf, i);
         WGTEST_CHECK(burst(rl, buf, t + i, 10) == WG_RATELIMITER_BURST);
     }
-    WGTEST_CHECK(wg_ratelimiter_count(rl) == 100);
+    WGTEST_CHECK(wg_ratelimiter_count_for_test(rl) == 100);
 
     /* An explicit collection keeps sources seen within the last second. */
-    wg_ratelimiter_gc(rl, t + 1000);
-    WGTEST_CHECK(wg_ratelimiter_count(rl) == 100);
-    wg_ratelimiter_gc(rl, t + 1049);
-    WGTEST_CHECK(wg_ratelimiter_count(rl) == 51);
+    wg_ratelimiter_gc_for_test(rl, t + 1000);
+    WGTEST_CHECK(wg_ratelimiter_count_for_test(rl) == 100);
+    wg_ratelimiter_gc_for_test(rl, t + 1049);
+    WGTEST_CHECK(wg_ratelimiter_count_for_test(rl) == 51);
 
     /* A forgotten source starts over with a full burst, a kept one has
      * refilled as well. */
@@ -225,16 +226,16 @@ test_ratelimiter_gc(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
                  == WG_RATELIMITER_BURST);
     WGTEST_CHECK(burst(rl, "10.0.0.99", t + 1049, 10)
                  == WG_RATELIMITER_BURST);
-    WGTEST_CHECK(wg_ratelimiter_count(rl) == 52);
+    WGTEST_CHECK(wg_ratelimiter_count_for_test(rl) == 52);
 
     /* allow() collects on its own, at most once per interval. */
     WGTEST_CHECK(allow(rl, "192.0.2.1", t + 2048));
-    WGTEST_CHECK(wg_ratelimiter_count(rl) == 53);
+    WGTEST_CHECK(wg_ratelimiter_count_for_test(rl) == 53);
     WGTEST_CHECK(allow(rl, "192.0.2.2", t + 2050));
-    WGTEST_CHECK(wg_ratelimiter_count(rl) == 2);
+    WGTEST_CHECK(wg_ratelimiter_count_for_test(rl) == 2);
 
-    wg_ratelimiter_gc(rl, t + 10000);
-    WGTEST_CHECK(wg_ratelimiter_count(rl) == 0);
+    wg_ratelimiter_gc_for_test(rl, t + 10000);
+    WGTEST_CHECK(wg_ratelimiter_count_for_test(rl) == 0);
     wg_ratelimiter_destroy(rl);
 }
 WGTEST_REGISTER("ratelimiter-gc", test_ratelimiter_gc);

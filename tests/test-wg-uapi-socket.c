@@ -339,13 +339,13 @@ check_concurrent(struct wg_uapi_server *server)
     reply = roundtrip(server, "set=1\nlisten_port=4343\n\n");
     WGTEST_CHECK(!strcmp(reply, "errno=0\n\n"));
     free(reply);
-    WGTEST_CHECK(wg_uapi_server_n_clients(server) == 1);
+    WGTEST_CHECK(wg_uapi_server_n_clients_for_test(server) == 1);
     WGTEST_CHECK(!slow.in.length);
     client_write(server, &slow, "\n", 1);
     wait_eof(server, &slow);
     WGTEST_CHECK(strstr(ds_cstr(&slow.in), "\nlisten_port=4343\n"));
     client_close(&slow);
-    WGTEST_CHECK(wg_uapi_server_n_clients(server) == 0);
+    WGTEST_CHECK(wg_uapi_server_n_clients_for_test(server) == 0);
 }
 
 /* A connection closed without a request (as wg(8) probes), a request
@@ -360,7 +360,7 @@ check_abuse(struct wg_uapi_server *server)
     close(c.fd);
     ds_destroy(&c.in);
     settle(server);
-    WGTEST_CHECK(wg_uapi_server_n_clients(server) == 0);
+    WGTEST_CHECK(wg_uapi_server_n_clients_for_test(server) == 0);
 
     /* The end of the stream also ends a request. */
     client_open(&c);
@@ -391,17 +391,18 @@ check_client_limit(struct wg_uapi_server *server)
     }
     /* The server looks for new connections on one run in
      * WG_UAPI_ACCEPT_EVERY_RUNS; the pending ones keep it awake. */
-    for (int i = 0; i < 100 && (wg_uapi_server_n_clients(server)
+    for (int i = 0; i < 100 && (wg_uapi_server_n_clients_for_test(server)
                                 < WG_UAPI_MAX_CLIENTS); i++) {
         step(server, NULL);
     }
-    WGTEST_CHECK(wg_uapi_server_n_clients(server) == WG_UAPI_MAX_CLIENTS);
+    WGTEST_CHECK(wg_uapi_server_n_clients_for_test(server)
+                 == WG_UAPI_MAX_CLIENTS);
     wait_eof(server, &cs[WG_UAPI_MAX_CLIENTS]);
     for (size_t i = 0; i < ARRAY_SIZE(cs); i++) {
         client_close(&cs[i]);
     }
     settle(server);
-    WGTEST_CHECK(wg_uapi_server_n_clients(server) == 0);
+    WGTEST_CHECK(wg_uapi_server_n_clients_for_test(server) == 0);
 }
 
 /* A client that sends nothing is disconnected after the timeout. */
@@ -411,14 +412,14 @@ check_timeout(struct wg_uapi_server *server)
     long long int start = time_msec();
     struct client c;
 
-    wg_uapi_server_set_timeout(server, 200);
+    wg_uapi_server_set_timeout_for_test(server, 200);
     client_open(&c);
     client_write(server, &c, "get=1\n", 6);
     wait_eof(server, &c);
     WGTEST_CHECK(time_msec() - start >= 200 && !c.in.length);
     client_close(&c);
-    WGTEST_CHECK(wg_uapi_server_n_clients(server) == 0);
-    wg_uapi_server_set_timeout(server, WG_UAPI_CLIENT_TIMEOUT_MS);
+    WGTEST_CHECK(wg_uapi_server_n_clients_for_test(server) == 0);
+    wg_uapi_server_set_timeout_for_test(server, WG_UAPI_CLIENT_TIMEOUT_MS);
 }
 
 /* Leaves a socket file nobody listens on at TEST_SOCK. */
