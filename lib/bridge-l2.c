@@ -688,19 +688,15 @@ bridge_l2_next_deadline(const struct bridge_l2 *l2)
     return deadline;
 }
 
-#ifdef WG_TEST_HOOKS
-/* Test-only accessors (test builds, wg-test-hooks.h). */
-
 size_t
-bridge_l2_n_addresses_for_test(const struct bridge_l2 *l2)
+bridge_l2_n_addresses(const struct bridge_l2 *l2)
 {
     return l2->n_addrs;
 }
 
 void
-bridge_l2_get_address_for_test(const struct bridge_l2 *l2, size_t i,
-                               int *family, uint8_t addr[16],
-                               unsigned int *plen)
+bridge_l2_get_address(const struct bridge_l2 *l2, size_t i, int *family,
+                      uint8_t addr[16], unsigned int *plen)
 {
     const struct bridge_l2_own *own = &l2->addrs[i];
 
@@ -709,6 +705,9 @@ bridge_l2_get_address_for_test(const struct bridge_l2 *l2, size_t i,
     memcpy(addr, bridge_l2_bytes(&own->addr), *family == AF_INET ? 4 : 16);
     *plen = own->plen;
 }
+
+#ifdef WG_TEST_HOOKS
+/* Test-only accessors (test builds, wg-test-hooks.h). */
 
 struct eth_addr
 bridge_l2_get_mac_for_test(const struct bridge_l2 *l2)

@@ -287,18 +287,17 @@ size_t bridge_l2_icmp_too_big(const struct bridge_l2 *l2, const void *frame,
                               size_t len, unsigned int mtu, void *out,
                               size_t out_size);
 
+/* Number of own addresses, and the 'i'th one: 'family' AF_INET (4 bytes in
+ * 'addr') or AF_INET6 (16 bytes), prefix length in '*plen'. */
+size_t bridge_l2_n_addresses(const struct bridge_l2 *l2);
+void bridge_l2_get_address(const struct bridge_l2 *l2, size_t i, int *family,
+                           uint8_t addr[16], unsigned int *plen);
+
 #ifdef WG_TEST_HOOKS
 /* Test-only accessors (test builds, wg-test-hooks.h). */
 
 /* The port's MAC. */
 struct eth_addr bridge_l2_get_mac_for_test(const struct bridge_l2 *l2);
-
-/* Number of own addresses, and the 'i'th one: 'family' AF_INET (4 bytes in
- * 'addr') or AF_INET6 (16 bytes), prefix length in '*plen'. */
-size_t bridge_l2_n_addresses_for_test(const struct bridge_l2 *l2);
-void bridge_l2_get_address_for_test(const struct bridge_l2 *l2, size_t i,
-                                    int *family, uint8_t addr[16],
-                                    unsigned int *plen);
 
 /* Number of packets held: waiting for resolution or ready to pop. */
 size_t bridge_l2_pending_count_for_test(const struct bridge_l2 *l2);

@@ -406,11 +406,11 @@ test_l2_addresses(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     char *err;
     int family;
 
-    WGTEST_CHECK(bridge_l2_n_addresses_for_test(l2) == 3);
-    bridge_l2_get_address_for_test(l2, 1, &family, addr, &plen);
+    WGTEST_CHECK(bridge_l2_n_addresses(l2) == 3);
+    bridge_l2_get_address(l2, 1, &family, addr, &plen);
     WGTEST_CHECK(family == AF_INET6 && plen == 64);
     WGTEST_CHECK(!memcmp(addr, &a6, 16));
-    bridge_l2_get_address_for_test(l2, 2, &family, addr, &plen);
+    bridge_l2_get_address(l2, 2, &family, addr, &plen);
     WGTEST_CHECK(family == AF_INET && plen == 32);
     WGTEST_CHECK(!memcmp(addr, &a4, 4));
 
@@ -426,10 +426,10 @@ test_l2_addresses(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
         err = bridge_l2_set_addresses(l2, bad[i]);
         WGTEST_CHECK(err);
         free(err);
-        WGTEST_CHECK(bridge_l2_n_addresses_for_test(l2) == 3);
+        WGTEST_CHECK(bridge_l2_n_addresses(l2) == 3);
     }
     WGTEST_CHECK(!bridge_l2_set_addresses(l2, NULL));
-    WGTEST_CHECK(bridge_l2_n_addresses_for_test(l2) == 0);
+    WGTEST_CHECK(bridge_l2_n_addresses(l2) == 0);
     bridge_l2_set_mac(l2, mac_b);
     WGTEST_CHECK(eth_addr_equals(bridge_l2_get_mac_for_test(l2), mac_b));
     bridge_l2_destroy(l2);
