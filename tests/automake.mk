@@ -57,7 +57,8 @@ SYSTEM_TESTSUITE_AT = \
 	tests/system-wg-faults.at \
 	tests/system-vm.at \
 	tests/system-dpdk.at \
-	tests/system-bench.at
+	tests/system-bench.at \
+	tests/system-package.at
 
 # The handshake flood generator of tests/system-wg-flood.at.
 noinst_PROGRAMS += tests/wg-handshake-flood

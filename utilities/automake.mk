@@ -17,6 +17,8 @@
 EXTRA_DIST += \
 	utilities/checks/lib-layering \
 	utilities/ovs-wg-demo \
+	utilities/ovs-wg-mkdeb \
+	utilities/ovs-wg-package-test \
 	utilities/ovs-wg-bench \
 	utilities/ovs-wg-soak \
 	utilities/ovs-wg-scale \
