@@ -119,6 +119,25 @@ wgt_vm_disks() {
     truncate -s $(($2 * 1048576)) "$1/dst.img"
 }
 
+# wgt_tap_offload NS TAP: turns on checksum offload and TSO of persistent
+# TAP device TAP in namespace NS, as QEMU does (TUNSETOFFLOAD) once its
+# guest's virtio-net driver asks for them.  Open vSwitch 3.3 and later read
+# a system port's offloads once, when the port is added: a TAP added before
+# its VM runs would stay a port without TSO, and OVS would segment every
+# super-packet for it.  QEMU sets what its guest takes afterwards.
+wgt_tap_offload() {
+    ip netns exec $1 python3 -c '
+import fcntl, os, struct, sys
+TUNSETIFF, TUNSETOFFLOAD = 0x400454ca, 0x400454d0
+IFF_TAP, IFF_NO_PI, IFF_VNET_HDR = 0x0002, 0x1000, 0x4000
+TUN_F_CSUM, TUN_F_TSO4, TUN_F_TSO6 = 0x01, 0x02, 0x04
+fd = os.open("/dev/net/tun", os.O_RDWR)
+fcntl.ioctl(fd, TUNSETIFF, struct.pack("16sH", sys.argv[1].encode(),
+                                       IFF_TAP | IFF_NO_PI | IFF_VNET_HDR))
+fcntl.ioctl(fd, TUNSETOFFLOAD, TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6)
+os.close(fd)' "$2"
+}
+
 # wgt_vm_tap N NAME MTU: VM NAME's network backend on host N: TAP vmNAME
 # (vnet_hdr) in host N's namespace, a port of its br0.  Prints QEMU's
 # -netdev option.
@@ -126,6 +145,7 @@ wgt_vm_tap() {
     local n=$1 tap=vm$2 hns=$WGT_PREFIX-h$1
     ip -n $hns tuntap add dev $tap mode tap vnet_hdr || return 1
     ip -n $hns link set $tap mtu $3 up
+    wgt_tap_offload $hns $tap || return 1
     wgt_on $n ovs-vsctl add-port br0 $tap || return 1
     echo -netdev tap,id=n0,ifname=$tap,script=no,downscript=no,vhost=off,vnet_hdr=on
 }
