@@ -595,7 +595,7 @@ run_sliced(struct wg_device *dev, const char *req, int *calls,
     while (!wg_uapi_job_run(job, dev, &test_hooks, NULL, 0, reply)) {
         size_t n = wg_device_peer_count(dev);
 
-        ++*calls;
+        *calls += 1;
         *min = MIN(*min, n);
         *max = MAX(*max, n);
     }
