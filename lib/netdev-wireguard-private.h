@@ -249,7 +249,10 @@ extern struct ovs_list netdev_wg_list OVS_GUARDED_BY(netdev_wg_list_mutex);
  * counters); the port's mutex serializes every use of it today.  Crypto
  * needs no lock: OpenSSL contexts belong to one key, which the port's
  * mutex serializes, and intel-ipsec-mb has one manager per thread
- * (wg-aead-ipsecmb.c). */
+ * (wg-aead-ipsecmb.c).  Control work that may be long runs in slices on
+ * the main thread, the mutex taken for one slice at a time: a UAPI request
+ * (wg-uapi.h, WG_UAPI_SLICE_US), so that a dump or a setconf of 10,000
+ * peers never keeps the data path waiting. */
 
 /* netdev-wireguard-events.c: peer events (see the top of that file). */
 
