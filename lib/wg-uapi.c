@@ -718,15 +718,8 @@ get_start(struct wg_uapi_job *job, struct uapi_ctx *ctx, struct ds *reply)
     if (port) {
         put_line(reply, "listen_port=%"PRIu16"\n", port);
     }
-    job->keys = xmalloc(MAX(1, wg_device_peer_count(dev))
-                        * sizeof *job->keys);
-    for (const struct wg_peer *peer = wg_device_peer_first(dev); peer;
-         peer = wg_device_peer_next(dev, peer)) {
-        struct wg_peer_info info;
-
-        wg_device_peer_get_info(dev, peer, &info);
-        memcpy(job->keys[job->n_keys++], info.public_key, WG_KEY_LEN);
-    }
+    job->n_keys = wg_device_peer_count(dev);
+    job->keys = wg_device_peer_keys(dev);
 }
 
 /* Get: lists the next peer that is still there. */
