@@ -55,6 +55,7 @@ SYSTEM_TESTSUITE_AT = \
 	tests/system-wg-interop.at \
 	tests/system-wg-flood.at \
 	tests/system-wg-faults.at \
+	tests/system-wg-dns.at \
 	tests/system-vm.at \
 	tests/system-dpdk.at \
 	tests/system-bench.at \
@@ -67,7 +68,7 @@ tests_wg_handshake_flood_LDADD = $(WG_LDADD)
 
 EXTRA_DIST += $(TESTSUITE_AT) $(SYSTEM_TESTSUITE_AT) tests/atlocal.in \
 	tests/wg-frames.py tests/system-relay.py tests/wg-forge-relay.py \
-	tests/wg-ecn-relay.py \
+	tests/wg-dns-stub.py tests/wg-ecn-relay.py \
 	tests/wg-paced-xfer.py tests/wg-uapi-abuse.py tests/wg-pcap-replay.py
 
 TESTSUITE = tests/testsuite
