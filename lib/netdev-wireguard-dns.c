@@ -226,10 +226,14 @@ netdev_wg_dns_resolved(struct netdev_wireguard *wg, struct wg_peer *peer,
         wg_device_peer_set_endpoint(wg->dev, peer,
                                     (const struct sockaddr *) ss, len);
     }
-    if (changed) {
-        VLOG_INFO_RL(&netdev_wg_dns_rl, "%s: peer %s: endpoint host name "
-                     "\"%s\" resolved", netdev_get_name(&wg->up),
-                     np->name ? np->name : "(UAPI)", d->host);
+    if (changed && !VLOG_DROP_INFO(&netdev_wg_dns_rl)) {
+        struct ds s = DS_EMPTY_INITIALIZER;
+
+        netdev_wg_dns_put_peer(&s, wg, np);
+        ds_put_cstr(&s, " resolved to ");
+        wg_addr_format_endpoint(&s, ss);
+        VLOG_INFO("%s", ds_cstr(&s));
+        ds_destroy(&s);
     }
     memcpy(&d->addr, ss, len);
     d->addr_len = len;
