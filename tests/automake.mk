@@ -44,6 +44,7 @@ TESTSUITE_AT = \
 	tests/wireguard-macros.at \
 	tests/wireguard-port.at \
 	tests/wireguard-ops.at \
+	tests/wireguard-dns.at \
 	tests/wireguard-traffic.at \
 	tests/wireguard-forgery.at
 
