@@ -55,7 +55,12 @@ COVERAGE_DEFINE(wg_dns_failed);
  * An address becomes the peer's endpoint when it differs from the one the
  * name resolved to before, or when the peer's handshakes are failing: a
  * peer that roamed (its endpoint learned from an authenticated packet)
- * keeps its new endpoint while its name resolves as before. */
+ * keeps its new endpoint while its name resolves as before.
+ *
+ * Like the rest of the port (netdev-wireguard-private.h), these functions
+ * run under the port's mutex, from the main thread; the resolver locks for
+ * itself.  Coverage: wg_dns_resolved (answers), wg_dns_failed (resolutions
+ * that gave no address in time). */
 
 struct netdev_wg_dns {
     char *host;                 /* Host name. */
