@@ -34,7 +34,8 @@ VLOG_DEFINE_THIS_MODULE(netdev_wireguard_events);
  * logged with the old and new address.  Session starts and rekeys are
  * counted (netdev-wireguard-stats.c).  The engine's hooks report starts and
  * give-ups at once; expiry and roaming are found by a scan of the peers at
- * most once per NETDEV_WG_EVENTS_SCAN_MS, from the main loop. */
+ * most once per NETDEV_WG_EVENTS_SCAN_MS, from the main loop, which also
+ * drives the resolution of host-name endpoints (netdev-wireguard-dns.c). */
 
 static struct vlog_rate_limit netdev_wg_events_rl
     = VLOG_RATE_LIMIT_INIT(20, 100);
@@ -100,6 +101,7 @@ netdev_wg_events_handshake_failed(void *aux, struct wg_peer *peer)
         netdev_wg_events_log(wg, peer, np,
                              "down: handshake given up, no answer");
     }
+    netdev_wg_dns_handshake_failed(np);
     netdev_wg_tx_handshake_failed(aux, peer);
 }
 
@@ -152,6 +154,7 @@ netdev_wg_events_run(struct netdev_wireguard *wg)
             np->up = false;
             netdev_wg_events_log(wg, peer, np, "down: session expired");
         }
+        netdev_wg_dns_run(wg, peer, np, now);
         netdev_wg_events_check_endpoint(wg, peer, np);
     }
     if (netdev_wg_events_carrier(wg) != wg->carrier) {

@@ -49,6 +49,7 @@ netdev_wg_peer_destroy(struct netdev_wireguard *wg,
     if (np) {
         wg->n_queued -= np->queue.n;
         netdev_wg_ring_destroy(&np->queue);
+        netdev_wg_dns_destroy(np);
         free(np->name);
         free(np->fingerprint);
         free(np);
@@ -116,6 +117,8 @@ netdev_wg_peer_apply(struct netdev_wireguard *wg, struct wg_peer *peer,
                      const struct wg_config_peer *cp)
 {
     wg_device_peer_set_psk(wg->dev, peer, cp->has_psk ? cp->psk : NULL);
+    netdev_wg_dns_set(netdev_wg_peer_of(peer), cp->endpoint_host,
+                      cp->endpoint_port);
     if (cp->endpoint_len) {
         wg_device_peer_set_endpoint(wg->dev, peer,
                                     (const struct sockaddr *) &cp->endpoint,

@@ -46,6 +46,7 @@ struct wg_device;
 struct bridge_l2;
 struct wg_peer;
 struct wg_uapi_server;
+struct netdev_wg_dns;
 
 /* Bounds. */
 #define NETDEV_WG_PEER_QUEUE_MAX 256    /* Packets waiting for a session. */
@@ -56,6 +57,11 @@ struct wg_uapi_server;
 #define NETDEV_WG_MIN_MTU_IPV6 1280     /* Inner MTU IPv6 needs (RFC 8200). */
 #define NETDEV_WG_EVENTS_SCAN_MS 1000   /* Peer expiry and roaming checks. */
 #define NETDEV_WG_SLICE_US WG_UAPI_SLICE_US /* Long appctl work per run. */
+/* Host-name endpoints (netdev-wireguard-dns.c). */
+#define NETDEV_WG_DNS_REFRESH_MS 30000  /* Resolved again this often, */
+#define NETDEV_WG_DNS_RETRY_MS 5000     /* or this often while failing. */
+#define NETDEV_WG_DNS_TIMEOUT_MS 5000   /* No address by then: an error. */
+#define NETDEV_WG_DNS_STALE_MS 135000   /* No handshake since: failing. */
 /* Room for a coalesced packet (bare IP): a dp_packet holds at most 65535
  * bytes (its size fields are 16-bit), headroom for the Ethernet and
  * virtio-net headers included. */
@@ -93,6 +99,7 @@ struct netdev_wg_peer {
     bool up;                    /* Logged as up (has had a session). */
     struct sockaddr_storage endpoint;   /* Endpoint at the last scan. */
     socklen_t endpoint_len;             /* 0: none yet. */
+    struct netdev_wg_dns *dns;  /* Host-name endpoint, or NULL. */
 };
 
 /* The send batch: message slots (each a WireGuard header, inner packet,
@@ -232,6 +239,7 @@ extern struct ovs_list netdev_wg_list OVS_GUARDED_BY(netdev_wg_list_mutex);
  *   netdev-wireguard-tx.c      bridge to peer (the send path)
  *   netdev-wireguard-rx.c      peer to bridge (the receive path)
  *   netdev-wireguard-peers.c   per-peer port state, OVSDB reconciliation
+ *   netdev-wireguard-dns.c     host-name endpoints
  *   netdev-wireguard-sock.c    sockets, send batch, control messages
  *   netdev-wireguard-bridge.c  what goes to the bridge, packet rings
  *   netdev-wireguard-stats.c   per-port counters and drop log lines
@@ -357,6 +365,28 @@ void netdev_wg_peer_remove_self(struct netdev_wireguard *wg,
 /* Returns the port state of 'peer', creating it for a peer the UAPI
  * added. */
 struct netdev_wg_peer *netdev_wg_peer_of(struct wg_peer *peer);
+
+/* netdev-wireguard-dns.c: host-name endpoints (see the top of that
+ * file). */
+
+/* Gives 'np' the host-name endpoint 'host':'port' (NULL: none); the same
+ * name and port keep their state. */
+void netdev_wg_dns_set(struct netdev_wg_peer *np, const char *host,
+                       uint16_t port);
+void netdev_wg_dns_destroy(struct netdev_wg_peer *np);
+
+/* Starts or polls a resolution of the name of 'np' ('peer''s port state)
+ * when due; called at each scan of the peers. */
+void netdev_wg_dns_run(struct netdev_wireguard *wg, struct wg_peer *peer,
+                       struct netdev_wg_peer *np, long long int now);
+
+/* The engine gave up a handshake with the peer of 'np': resolve its name
+ * again at the next scan. */
+void netdev_wg_dns_handshake_failed(struct netdev_wg_peer *np);
+
+/* Adds "peer_error.NAME" for each name that does not resolve to 'smap'. */
+void netdev_wg_dns_status(const struct netdev_wireguard *wg,
+                          struct smap *smap);
 
 /* netdev-wireguard-sock.c: sockets and the send batch. */
 

@@ -410,6 +410,7 @@ netdev_wireguard_get_status(const struct netdev *netdev, struct smap *smap)
         smap_add_nocopy(smap, xasprintf("peer_error.%s", node->key),
                         xstrdup(node->value));
     }
+    netdev_wg_dns_status(wg, smap);
     netdev_wg_keys_status(wg, smap);
     if (wg->mtu_error) {
         smap_add(smap, "mtu_error", wg->mtu_error);

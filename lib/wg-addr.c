@@ -26,6 +26,9 @@
 #include "openvswitch/dynamic-string.h"
 #include "util.h"
 
+#define WG_ADDR_LABEL_MAX 63    /* Characters in a host name's label. */
+#define WG_ADDR_NAME_MAX 253    /* Characters in a host name. */
+
 /* Parses all of 's' as a decimal number no larger than 'max' (at most
  * UINT_MAX), as wg(8) reads ports, scope indexes and prefix lengths: digits
  * only, leading zeros allowed.  OVS's str_to_uint() does the conversion; it
@@ -123,6 +126,65 @@ wg_addr_parse_endpoint(const char *s, struct sockaddr_storage *ss,
 out:
     free(copy);
     return ok;
+}
+
+/* True if 'label' (its first 'len' characters) is an RFC 1123 label. */
+static bool
+valid_host_label(const char *label, size_t len)
+{
+    if (!len || len > WG_ADDR_LABEL_MAX
+        || label[0] == '-' || label[len - 1] == '-') {
+        return false;
+    }
+    for (size_t i = 0; i < len; i++) {
+        if (!isalnum((unsigned char) label[i]) && label[i] != '-') {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* True if 'name' is a host name: RFC 1123 labels joined by '.', the last
+ * one not all digits (so that a malformed IPv4 address is no name). */
+static bool
+valid_host_name(const char *name)
+{
+    const char *label = name;
+    size_t len;
+
+    if (strlen(name) > WG_ADDR_NAME_MAX) {
+        return false;
+    }
+    for (;;) {
+        len = strcspn(label, ".");
+        if (!valid_host_label(label, len)) {
+            return false;
+        }
+        if (!label[len]) {
+            return strspn(label, "0123456789") != len;
+        }
+        label += len + 1;
+    }
+}
+
+bool
+wg_addr_parse_host_endpoint(const char *s, char **hostp, uint16_t *portp)
+{
+    const char *colon = strrchr(s, ':');
+    unsigned int port;
+
+    *hostp = NULL;
+    if (!colon || !parse_decimal(colon + 1, UINT16_MAX, &port) || !port) {
+        return false;
+    }
+    *hostp = xmemdup0(s, colon - s);
+    if (!valid_host_name(*hostp)) {
+        free(*hostp);
+        *hostp = NULL;
+        return false;
+    }
+    *portp = port;
+    return true;
 }
 
 /* Not OVS's ip_parse_cidr()/ipv6_parse_cidr(): besides what wg(8) takes

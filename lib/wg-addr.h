@@ -23,6 +23,11 @@
  *
  *   endpoint   a.b.c.d:port, [ipv6]:port or [ipv6%scope]:port (scope: an
  *              interface name or index)
+ *   host name  name:port, where name is a DNS host name (RFC 1123: labels
+ *              of 1 to 63 letters, digits and inner '-', separated by '.',
+ *              at most 253 characters, the last label not all digits);
+ *              only the OVSDB options take it (the UAPI refuses it, as wg(8)
+ *              resolves names itself)
  *   prefix     addr/len, or a bare address when the caller allows it (then
  *              /32 or /128) */
 
@@ -43,6 +48,12 @@ struct wg_addr_prefix {
  * caller decides whether 0 is acceptable.  Returns true on success. */
 bool wg_addr_parse_endpoint(const char *s, struct sockaddr_storage *ss,
                             socklen_t *lenp);
+
+/* Parses host-name endpoint 's' ("name:port", see above) into a copy of
+ * the name in '*hostp' (caller frees) and the port in '*portp' (1..65535).
+ * Returns true on success; on failure '*hostp' is NULL. */
+bool wg_addr_parse_host_endpoint(const char *s, char **hostp,
+                                 uint16_t *portp);
 
 /* Parses prefix 's' into 'p'.  A bare address (no "/len") is accepted, as a
  * host prefix, only if 'bare_ok'.  Returns true on success. */

@@ -86,6 +86,7 @@ wg_config_peer_free(struct wg_config_peer *peer)
         wg_crypto_wipe(peer->psk, sizeof peer->psk);
         free(peer->name);
         free(peer->fingerprint);
+        free(peer->endpoint_host);
         free(peer->allowed_ips);
         free(peer->psk_file);
         free(peer->psk_error);
@@ -410,6 +411,19 @@ check_peer_keys(const struct smap *peer_args)
     return NULL;
 }
 
+/* Parses endpoint 's' of 'peer': an address, or a host name kept for the
+ * port to resolve.  Returns false if it is neither (or its port is 0). */
+static bool
+parse_peer_endpoint(const char *s, struct wg_config_peer *peer)
+{
+    if (wg_addr_parse_endpoint(s, &peer->endpoint, &peer->endpoint_len)) {
+        return ss_get_port(&peer->endpoint) != 0;
+    }
+    peer->endpoint_len = 0;
+    return wg_addr_parse_host_endpoint(s, &peer->endpoint_host,
+                                       &peer->endpoint_port);
+}
+
 /* Parses peer options into 'peer'.  Returns NULL or a reason (caller
  * frees). */
 static char *
@@ -433,11 +447,9 @@ parse_peer(const struct smap *peer_args, struct wg_config_peer *peer,
         return xstrdup("public_key is not a base64 32-byte key");
     }
     s = smap_get(peer_args, "endpoint");
-    if (s && (!wg_addr_parse_endpoint(s, &peer->endpoint,
-                                      &peer->endpoint_len)
-              || !ss_get_port(&peer->endpoint))) {
-        return xasprintf("endpoint \"%s\" is not IPv4:port or [IPv6]:port",
-                         s);
+    if (s && !parse_peer_endpoint(s, peer)) {
+        return xasprintf("endpoint \"%s\" is not IPv4:port, [IPv6]:port "
+                         "or host-name:port", s);
     }
     s = smap_get(peer_args, "allowed_ips");
     if (s) {

@@ -27,6 +27,9 @@
  *     duplicate public key): the peer is left out and the reason is
  *     recorded in 'peer_errors', the rest of the configuration stands.
  *
+ * An endpoint may be a host name ("name:port", wg-addr.h): it is kept as
+ * text in 'endpoint_host' for the port to resolve; parsing never resolves.
+ *
  * Every peer carries a fingerprint of its options so that the port can
  * leave peers whose options did not change untouched.
  *
@@ -58,7 +61,10 @@ struct wg_config_peer {
     char *psk_file;                 /* preshared_key_file, or NULL. */
     char *psk_error;                /* Why the file's key is not in use. */
     struct sockaddr_storage endpoint;
-    socklen_t endpoint_len;         /* 0: no endpoint. */
+    socklen_t endpoint_len;         /* 0: no address endpoint. */
+    char *endpoint_host;            /* Host name of a "name:port" endpoint
+                                     * (to be resolved), or NULL. */
+    uint16_t endpoint_port;         /* Its port. */
     struct wg_addr_prefix *allowed_ips;
     size_t n_allowed_ips;
     unsigned int persistent_keepalive;  /* Seconds, 0 = off. */

@@ -88,6 +88,13 @@ supported: use 3.1.x, 3.3.x, 3.5.x, 3.6.x, 3.7.x or 4.0.x]) ;;
     [ovs_with_dpdk=yes], [ovs_with_dpdk=no])
   AC_MSG_RESULT([$ovs_with_dpdk])
   AM_CONDITIONAL([OVS_WITH_DPDK], [test $ovs_with_dpdk = yes])
+  dnl Its resolver (lib/dns-resolve.c) resolves host names only when built
+  dnl with libunbound; the host-name endpoint tests skip without it.
+  AC_MSG_CHECKING([whether Open vSwitch is built with libunbound])
+  AS_IF([grep -q '^#define HAVE_UNBOUND 1' "$OVS_BUILDDIR/config.h"],
+    [OVS_HAVE_UNBOUND=yes], [OVS_HAVE_UNBOUND=no])
+  AC_MSG_RESULT([$OVS_HAVE_UNBOUND])
+  AC_SUBST([OVS_HAVE_UNBOUND])
   OVS_DPDK_LIBS=`sed -n 's/^DPDK_LIBS = //p' "$OVS_BUILDDIR/Makefile"`
   dnl What OVS's own programs link besides its archives (libnuma and
   dnl friends in a DPDK build), for links that bypass libtool (fuzzers).

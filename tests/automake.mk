@@ -44,6 +44,7 @@ TESTSUITE_AT = \
 	tests/wireguard-macros.at \
 	tests/wireguard-port.at \
 	tests/wireguard-ops.at \
+	tests/wireguard-dns.at \
 	tests/wireguard-traffic.at \
 	tests/wireguard-forgery.at
 
@@ -55,6 +56,8 @@ SYSTEM_TESTSUITE_AT = \
 	tests/system-wg-interop.at \
 	tests/system-wg-flood.at \
 	tests/system-wg-faults.at \
+	tests/system-wg-dns.at \
+	tests/system-wg-ecn.at \
 	tests/system-vm.at \
 	tests/system-dpdk.at \
 	tests/system-bench.at \
@@ -67,7 +70,7 @@ tests_wg_handshake_flood_LDADD = $(WG_LDADD)
 
 EXTRA_DIST += $(TESTSUITE_AT) $(SYSTEM_TESTSUITE_AT) tests/atlocal.in \
 	tests/wg-frames.py tests/system-relay.py tests/wg-forge-relay.py \
-	tests/wg-ecn-relay.py \
+	tests/wg-dns-stub.py tests/wg-ecn-relay.py \
 	tests/wg-paced-xfer.py tests/wg-uapi-abuse.py tests/wg-pcap-replay.py
 
 TESTSUITE = tests/testsuite

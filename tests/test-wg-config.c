@@ -150,6 +150,107 @@ test_endpoints(void)
     ds_destroy(&s);
 }
 
+/* Returns the port of host-name endpoint 's', or -1 if it is refused; the
+ * name must come back as the text before the last ':'. */
+static long long int
+host_endpoint_port(const char *s)
+{
+    uint16_t port;
+    char *host;
+
+    if (!wg_addr_parse_host_endpoint(s, &host, &port)) {
+        WGTEST_CHECK(host == NULL);
+        return -1;
+    }
+    WGTEST_CHECK(!strncmp(host, s, strlen(host)) && s[strlen(host)] == ':');
+    free(host);
+    return port;
+}
+
+/* Host names: RFC 1123 labels, no all-digit last label (a malformed IPv4
+ * address is no name), a port of 1..65535; and through the options, a
+ * name kept as text for the port to resolve, a bad one a peer error. */
+static void
+test_host_endpoints(void)
+{
+    static const struct wgc_case cases[] = {
+        { "peer-b.example:51820", 51820 }, { "localhost:1", 1 },
+        { "a:65535", 65535 }, { "3com.example:7", 7 }, { "x1.y2:9", 9 },
+        { "a.b:0", -1 }, { "a.b:65536", -1 }, { "a.b:", -1 }, { "a.b", -1 },
+        { ":51820", -1 }, { "a..b:1", -1 }, { ".a:1", -1 }, { "a.:1", -1 },
+        { "-a:1", -1 }, { "a-:1", -1 }, { "a_b:1", -1 }, { "a b:1", -1 },
+        { "10.0.0.300:1", -1 }, { "192.0.2.1:1", -1 }, { "1:1", -1 },
+        { "[a.b]:1", -1 }, { "a:b:1", -1 }, { "a.b: 1", -1 },
+        { "\xc3\xa9.example:1", -1 },
+        { "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa:1",
+          1 },
+        { "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa:1",
+          -1 },
+    };
+    struct ds s = DS_EMPTY_INITIALIZER;
+
+    for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+        if (host_endpoint_port(cases[i].s) != cases[i].want) {
+            printf("host endpoint \"%s\" misparsed\n", cases[i].s);
+            WGTEST_CHECK(false);
+        }
+    }
+    for (int i = 0; i < 64; i++) {
+        ds_put_cstr(&s, "abc.");            /* 256 characters. */
+    }
+    ds_chomp(&s, '.');
+    ds_put_cstr(&s, ":1");
+    WGTEST_CHECK(host_endpoint_port(ds_cstr(&s)) == -1);
+    ds_destroy(&s);
+}
+
+/* The endpoint of peer "p" parsed from the options: its host name (or
+ * "" for an address, "-" if the peer was refused). */
+static char *
+options_endpoint_host(const char *endpoint)
+{
+    struct wg_config cfg;
+    struct smap args = SMAP_INITIALIZER(&args);
+    const struct wg_config_peer *p;
+    char *err = NULL, *host;
+
+    wg_config_init(&cfg);
+    smap_add(&args, "peer.p.public_key", WGC_PUB);
+    smap_add(&args, "peer.p.endpoint", endpoint);
+    WGTEST_CHECK(!wg_config_parse(&args, &cfg, &err));
+    p = wg_config_find_peer(&cfg, "p");
+    host = xstrdup(!p ? "-" : p->endpoint_host ? p->endpoint_host : "");
+    WGTEST_CHECK(!p == !smap_is_empty(&cfg.peer_errors));
+    WGTEST_CHECK(!p || (p->endpoint_host ? p->endpoint_port == 51820
+                        && !p->endpoint_len
+                        : p->endpoint_len != 0));
+    free(err);
+    smap_destroy(&args);
+    wg_config_destroy(&cfg);
+    return host;
+}
+
+static void
+test_options_host_endpoints(void)
+{
+    static const char *cases[][2] = {
+        { "peer-b.example:51820", "peer-b.example" },
+        { "192.0.2.1:51820", "" }, { "[2001:db8::1]:51820", "" },
+        { "peer_b:51820", "-" }, { "peer-b.example:0", "-" },
+        { "192.0.2.1:0", "-" }, { "300.0.0.1:51820", "-" },
+    };
+
+    for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+        char *host = options_endpoint_host(cases[i][0]);
+
+        if (strcmp(host, cases[i][1])) {
+            printf("option endpoint \"%s\": \"%s\"\n", cases[i][0], host);
+            WGTEST_CHECK(false);
+        }
+        free(host);
+    }
+}
+
 /* Returns the prefix length of 's' (bare addresses allowed), -1 if it is
  * refused. */
 static long long int
@@ -189,6 +290,8 @@ test_wg_config_numbers(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     test_numbers();
     test_switches();
     test_endpoints();
+    test_host_endpoints();
+    test_options_host_endpoints();
     test_prefixes();
 }
 WGTEST_REGISTER("wg-config-numbers", test_wg_config_numbers);

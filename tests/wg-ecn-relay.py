@@ -16,10 +16,10 @@
 """A UDP relay between two wireguard ports that shows and rewrites the
 outer ECN field, for the ECN sandbox test.
 
-usage: wg-ecn-relay.py PORT_FILE TARGET_PORT LOG MODE_FILE
+usage: wg-ecn-relay.py PORT_FILE TARGET_PORT LOG MODE_FILE [ADDRESS]
 
-Listens on two ephemeral UDP ports of 127.0.0.1 and writes them, "A B", to
-PORT_FILE: what arrives on A (from the port that sends to it) goes out of
+Listens on two ephemeral UDP ports, A of ADDRESS (default 127.0.0.1) and B
+of 127.0.0.1, and writes them, "A B", to PORT_FILE: what arrives on A (from the port that sends to it) goes out of
 B to 127.0.0.1:TARGET_PORT, and what comes back on B goes out of A to the
 last sender seen on A.  For each WireGuard data message (type 4) coming in
 on A it appends "data tos=0xNN" (the outer TOS it arrived with) to LOG.
@@ -36,9 +36,9 @@ import sys
 IP_RECVTOS = getattr(socket, "IP_RECVTOS", 13)
 
 
-def open_sock():
+def open_sock(address="127.0.0.1"):
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.bind(("127.0.0.1", 0))
+    s.bind((address, 0))
     s.setsockopt(socket.IPPROTO_IP, IP_RECVTOS, 1)
     return s
 
@@ -59,7 +59,7 @@ def send(s, data, tos, addr):
 
 def main(argv):
     port_file, target, log, mode_file = argv[1:5]
-    a, b = open_sock(), open_sock()
+    a, b = open_sock(*argv[5:6]), open_sock()
     with open(port_file + ".tmp", "w") as f:
         f.write("%d %d\n" % (a.getsockname()[1], b.getsockname()[1]))
     os.rename(port_file + ".tmp", port_file)
