@@ -58,7 +58,8 @@ SYSTEM_TESTSUITE_AT = \
 	tests/system-vm.at \
 	tests/system-dpdk.at \
 	tests/system-bench.at \
-	tests/system-package.at
+	tests/system-package.at \
+	tests/system-ovn.at
 
 # The handshake flood generator of tests/system-wg-flood.at.
 noinst_PROGRAMS += tests/wg-handshake-flood

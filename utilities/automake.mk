@@ -25,6 +25,7 @@ EXTRA_DIST += \
 	utilities/ovs-wg-lib.sh \
 	utilities/ovs-wg-vm-lib.sh \
 	utilities/ovs-wg-dpdk-lib.sh \
+	utilities/ovs-wg-ovn-lib.sh \
 	utilities/ovs-wg-vm-image \
 	utilities/ovs-wg-vm-exec \
 	utilities/vm/init \
