@@ -30,3 +30,7 @@ EXTRA_DIST += \
 	utilities/ovs-wg-vm-exec \
 	utilities/vm/init \
 	utilities/vm/wgvm-xfer
+
+# The OVN agent (Documentation/howto/ovn.rst), a daemon of its own like
+# OVS's ovs-monitor-ipsec; the Debian package adds its systemd unit.
+dist_sbin_SCRIPTS = utilities/ovs-monitor-wireguard
