@@ -324,6 +324,11 @@ netdev_wg_check_mtu(struct netdev_wireguard *wg, const struct dp_packet *pkt,
     default:
         COVERAGE_INC(wg_tx_too_big);
         netdev_wg_tx_drop(wg, NETDEV_WG_TX_TOO_BIG);
+        if (is_pow2(wg->counters[NETDEV_WG_TX_TOO_BIG])) {
+            /* status:tx_too_big, refreshed a logarithmic number of times:
+             * OVS reads the status only when the change sequence moves. */
+            netdev_change_seq_changed(&wg->up);
+        }
         n = bridge_l2_icmp_too_big(wg->l2, dp_packet_data(pkt),
                                    dp_packet_size(pkt), wg->mtu, icmp,
                                    sizeof icmp);

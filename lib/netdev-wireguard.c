@@ -386,6 +386,31 @@ netdev_wireguard_get_config(const struct netdev *netdev, struct smap *args)
     return 0;
 }
 
+/* Geneve as OVN sends it over an IPv4 (IPv6) outer header: outer IP, UDP,
+ * Geneve, OVN's 8-byte option and the inner Ethernet header. */
+#define NETDEV_WG_GENEVE4_OVERHEAD 58
+#define NETDEV_WG_GENEVE6_OVERHEAD 78
+
+/* Says in 'smap' why packets from the bridge were too big for the inner
+ * MTU, if any were: a tunnel of OVS's (Geneve, VXLAN) sets DF and never
+ * hears the ICMP answer, so its only trace is this. */
+static void
+netdev_wg_mtu_status(const struct netdev_wireguard *wg, struct smap *smap)
+    OVS_REQUIRES(wg->mutex)
+{
+    uint64_t n = wg->counters[NETDEV_WG_TX_TOO_BIG];
+
+    if (n) {
+        smap_add_format(smap, "tx_too_big",
+                        "%"PRIu64" packets over the inner MTU %d dropped "
+                        "(Geneve over this port, as OVN sends it: logical "
+                        "MTU at most %d with an IPv4 encap IP, %d with "
+                        "IPv6)", n, wg->mtu,
+                        wg->mtu - NETDEV_WG_GENEVE4_OVERHEAD,
+                        wg->mtu - NETDEV_WG_GENEVE6_OVERHEAD);
+    }
+}
+
 static int
 netdev_wireguard_get_status(const struct netdev *netdev, struct smap *smap)
 {
@@ -414,6 +439,7 @@ netdev_wireguard_get_status(const struct netdev *netdev, struct smap *smap)
     if (wg->mtu_error) {
         smap_add(smap, "mtu_error", wg->mtu_error);
     }
+    netdev_wg_mtu_status(wg, smap);
     netdev_wg_uapi_status(wg, smap);
     smap_add(smap, "userspace_tso", wg->tso ? "true" : "false");
     ovs_mutex_unlock(&wg->mutex);

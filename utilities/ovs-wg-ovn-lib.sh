@@ -211,9 +211,9 @@ wgo_now() {
     date +%s.%N
 }
 
-# wgo_since T0: seconds elapsed since wgo_now printed T0, one decimal.
+# wgo_since T0: seconds elapsed since wgo_now printed T0, two decimals.
 wgo_since() {
-    awk -v t0="$1" -v t1="$(wgo_now)" 'BEGIN { printf "%.1f\n", t1 - t0 }'
+    awk -v t0="$1" -v t1="$(wgo_now)" 'BEGIN { printf "%.2f\n", t1 - t0 }'
 }
 
 # wgo_reach FROM TO... [TIMEOUT]: waits until guest FROM gets an echo reply
