@@ -28,7 +28,8 @@
 #     ovs-vswitchd, br-phy (netdev) holding the encap IP 172.31.0.N/24 and
 #     wireguard port ${WGT_PREFIX}wN (UDP 51820 on the underlay, inner MTU
 #     WGO_WG_MTU), br-int (netdev, made by ovn-controller), ovn-controller
-#     (system-id chN) and ovs-monitor-wireguard;
+#     (system-id chN) and ovs-monitor-wireguard (with WGO_PLAIN set:
+#     br-phy holds the underlay interface instead, no encryption, no agent);
 #   guest N: namespace PREFIX-gN on br-int (logical port lspN of logical
 #     switch ls0): MAC 0a:00:00:00:00:NN, 10.0.0.N/24, fd00:db8::N/64, MTU
 #     WGO_GUEST_MTU.
@@ -106,16 +107,36 @@ wgo_chassis_up() {
         external_ids:ovn-bridge-datapath-type=netdev \
         external_ids:wireguard-endpoint=192.168.150.$n:51820
     wgt_vswitchd_start $n || return 1
+    if [ -n "${WGO_PLAIN:-}" ]; then
+        wgo_phy_plain $n || return 1
+    else
+        wgo_phy_wireguard $n || return 1
+    fi
+    ip -n $ns addr add 172.31.0.$n/24 dev br-phy
+    ip -n $ns link set br-phy up
+    wgo_controller_start $n || return 1
+    [ -n "${WGO_PLAIN:-}" ] || wgo_agent_start $n
+}
+
+# wgo_phy_wireguard N: chassis N's br-phy with its wireguard port.
+wgo_phy_wireguard() {
+    local n=$1 d=$WGT_DIR/h$1
     wgt_keys $n
     wgt_on $n ovs-vsctl add-br br-phy -- set bridge br-phy \
         datapath_type=netdev \
         -- add-port br-phy ${WGT_PREFIX}w$n -- set interface ${WGT_PREFIX}w$n \
         type=wireguard options:private_key_file="$d/wg.key" \
-        options:listen_port=51820 mtu_request=$WGO_WG_MTU || return 1
-    ip -n $ns addr add 172.31.0.$n/24 dev br-phy
-    ip -n $ns link set br-phy up
-    wgo_controller_start $n || return 1
-    wgo_agent_start $n
+        options:listen_port=51820 mtu_request=$WGO_WG_MTU
+}
+
+# wgo_phy_plain N: chassis N's br-phy without encryption (WGO_PLAIN set):
+# the underlay interface is its port, and Geneve goes on the underlay as
+# it is (the baseline of utilities/ovs-wg-bench's ovn-plain).
+wgo_phy_plain() {
+    local n=$1
+    ip -n $WGT_PREFIX-h$n addr flush dev ul
+    wgt_on $n ovs-vsctl add-br br-phy -- set bridge br-phy \
+        datapath_type=netdev -- add-port br-phy ul
 }
 
 # wgo_controller_start N: ovn-controller of chassis N.
