@@ -51,16 +51,35 @@ wgo_sbctl() {
     ovn-sbctl --db=unix:"$WGT_DIR/sb.sock" "$@"
 }
 
+# wgo_db_start DB: the ovsdb-server of database DB (nb or sb), made on
+# first use.
+wgo_db_start() {
+    local d=$WGT_DIR db=$1
+    mkdir -p "$d"
+    if [ ! -f "$d/$db.db" ]; then
+        wgt_on 0 ovsdb-tool create "$d/$db.db" \
+            /usr/share/ovn/ovn-$db.ovsschema || return 1
+    fi
+    wgt_on 0 ovsdb-server --detach --no-chdir --pidfile="$d/ovsdb-$db.pid" \
+        --log-file="$d/ovsdb-$db.log" --unixctl="$d/ovsdb-$db.ctl" \
+        --remote=punix:"$d/$db.sock" "$d/$db.db" 2>/dev/null
+}
+
+# wgo_db_stop DB: stops the ovsdb-server of database DB (nb or sb).
+wgo_db_stop() {
+    local pid
+    pid=$(cat "$WGT_DIR/ovsdb-$1.pid") || return 1
+    kill $pid
+    while kill -0 $pid 2>/dev/null; do
+        sleep 0.05
+    done
+}
+
 # wgo_central_up: the Northbound and Southbound databases and ovn-northd.
 wgo_central_up() {
     local d=$WGT_DIR db
-    mkdir -p "$d"
     for db in nb sb; do
-        wgt_on 0 ovsdb-tool create "$d/$db.db" /usr/share/ovn/ovn-$db.ovsschema \
-            || return 1
-        wgt_on 0 ovsdb-server --detach --no-chdir --pidfile="$d/ovsdb-$db.pid" \
-            --log-file="$d/ovsdb-$db.log" --unixctl="$d/ovsdb-$db.ctl" \
-            --remote=punix:"$d/$db.sock" "$d/$db.db" 2>/dev/null || return 1
+        wgo_db_start $db || return 1
     done
     ovn-northd --detach --no-chdir --pidfile="$d/ovn-northd.pid" \
         --log-file="$d/ovn-northd.log" --unixctl="$d/ovn-northd.ctl" \
