@@ -45,7 +45,8 @@ TESTSUITE_AT = \
 	tests/wireguard-port.at \
 	tests/wireguard-ops.at \
 	tests/wireguard-traffic.at \
-	tests/wireguard-forgery.at
+	tests/wireguard-forgery.at \
+	tests/ovn-agent.at
 
 SYSTEM_TESTSUITE_AT = \
 	tests/system-testsuite.at \
