@@ -34,6 +34,13 @@
 #     switch ls0): MAC 0a:00:00:00:00:NN, 10.0.0.N/24, fd00:db8::N/64, MTU
 #     WGO_GUEST_MTU.
 #
+# With WGO_PKI set (a directory that wgo_pki filled), the Southbound
+# database is also served over TLS with RBAC (role ovn-controller) on
+# 192.168.150.254:6642 from the underlay namespace, and every chassis'
+# ovn-controller and agent connect there with the chassis' own
+# certificate (CN = chassis name); call wgo_underlay_up before
+# wgo_central_up then.
+#
 # The MTU rule: underlay 1500 - WireGuard over IPv4 (60) = 1440 for the
 # port; 1440 - Geneve as OVN sends it (58) = 1382 for the guests.
 
@@ -52,17 +59,59 @@ wgo_sbctl() {
 }
 
 # wgo_db_start DB: the ovsdb-server of database DB (nb or sb), made on
-# first use.
+# first use.  With WGO_PKI, the Southbound one runs in the underlay
+# namespace and serves the remotes of its Connection rows too, with TLS.
 wgo_db_start() {
-    local d=$WGT_DIR db=$1
+    local d=$WGT_DIR db=$1 ns=
+    local tls=()
     mkdir -p "$d"
     if [ ! -f "$d/$db.db" ]; then
         wgt_on 0 ovsdb-tool create "$d/$db.db" \
             /usr/share/ovn/ovn-$db.ovsschema || return 1
     fi
-    wgt_on 0 ovsdb-server --detach --no-chdir --pidfile="$d/ovsdb-$db.pid" \
+    if [ $db = sb ] && [ -n "${WGO_PKI:-}" ]; then
+        ns="ip netns exec $WGT_PREFIX-ul"
+        tls=(--remote=db:OVN_Southbound,SB_Global,connections
+             --private-key="$WGO_PKI/sb-privkey.pem"
+             --certificate="$WGO_PKI/sb-cert.pem"
+             --ca-cert="$WGO_PKI/switchca/cacert.pem")
+    fi
+    $ns env $(wgt_env 0) PATH="$(wgt_ovs_path):$PATH" \
+        ovsdb-server --detach --no-chdir --pidfile="$d/ovsdb-$db.pid" \
         --log-file="$d/ovsdb-$db.log" --unixctl="$d/ovsdb-$db.ctl" \
-        --remote=punix:"$d/$db.sock" "$d/$db.db" 2>/dev/null
+        --remote=punix:"$d/$db.sock" "${tls[@]}" "$d/$db.db" 2>/dev/null
+}
+
+# wgo_pki DIR N...: a PKI in DIR (ovs-pki): the Southbound server's
+# certificate (sb-*.pem, controller CA) and one per chassis N (chN-*.pem,
+# switch CA, CN = chN).
+wgo_pki() {
+    local dir=$1 n; shift
+    ovs-pki --dir="$dir" -l "$dir.log" init >/dev/null || return 1
+    (cd "$dir" && ovs-pki --dir="$dir" -l "$dir.log" -u req+sign sb \
+         controller >/dev/null) || return 1
+    for n in "$@"; do
+        (cd "$dir" && ovs-pki --dir="$dir" -l "$dir.log" -u req+sign ch$n \
+             switch >/dev/null) || return 1
+    done
+}
+
+# wgo_tls N: the TLS options of chassis N's clients (empty without
+# WGO_PKI).
+wgo_tls() {
+    [ -n "${WGO_PKI:-}" ] || return 0
+    echo --private-key="$WGO_PKI/ch$1-privkey.pem" \
+         --certificate="$WGO_PKI/ch$1-cert.pem" \
+         --ca-cert="$WGO_PKI/controllerca/cacert.pem"
+}
+
+# wgo_sb_remote: the Southbound database as the chassis reach it.
+wgo_sb_remote() {
+    if [ -n "${WGO_PKI:-}" ]; then
+        echo ssl:192.168.150.254:6642
+    else
+        echo unix:"$WGT_DIR/sb.sock"
+    fi
 }
 
 # wgo_db_stop DB: stops the ovsdb-server of database DB (nb or sb).
@@ -85,7 +134,12 @@ wgo_central_up() {
         --log-file="$d/ovn-northd.log" --unixctl="$d/ovn-northd.ctl" \
         --ovnnb-db=unix:"$d/nb.sock" --ovnsb-db=unix:"$d/sb.sock" \
         2>/dev/null || return 1
-    wgo_nbctl --wait=sb ls-add ls0
+    wgo_nbctl --wait=sb ls-add ls0 || return 1
+    if [ -n "${WGO_PKI:-}" ]; then
+        ip -n $WGT_PREFIX-ul addr add 192.168.150.254/24 dev ulbr
+        wgo_sbctl set-connection role=ovn-controller \
+            pssl:6642:192.168.150.254
+    fi
 }
 
 # wgo_underlay_up: the underlay namespace and its bridge.
@@ -97,7 +151,8 @@ wgo_underlay_up() {
     ip -n $ns link set ulbr up
 }
 
-# wgo_chassis_up N [OTHER_CONFIG...]: chassis N with everything it runs.
+# wgo_chassis_up N [OTHER_CONFIG...]: chassis N with everything it runs
+# (but its agent with WGO_NO_AGENT set).
 # OTHER_CONFIG are key=value pairs for Open_vSwitch other_config.
 wgo_chassis_up() {
     local n=$1 d=$WGT_DIR/h$1 ns=$WGT_PREFIX-h$1 kv; shift
@@ -120,7 +175,7 @@ wgo_chassis_up() {
     done
     wgt_on $n ovs-vsctl --no-wait set Open_vSwitch . \
         external_ids:system-id=ch$n \
-        external_ids:ovn-remote=unix:"$WGT_DIR/sb.sock" \
+        external_ids:ovn-remote="$(wgo_sb_remote)" \
         external_ids:ovn-encap-type=geneve \
         external_ids:ovn-encap-ip=172.31.0.$n \
         external_ids:ovn-bridge-datapath-type=netdev \
@@ -134,7 +189,7 @@ wgo_chassis_up() {
     ip -n $ns addr add 172.31.0.$n/24 dev br-phy
     ip -n $ns link set br-phy up
     wgo_controller_start $n || return 1
-    [ -n "${WGO_PLAIN:-}" ] || wgo_agent_start $n
+    [ -n "${WGO_PLAIN:-}${WGO_NO_AGENT:-}" ] || wgo_agent_start $n
 }
 
 # wgo_phy_wireguard N: chassis N's br-phy with its wireguard port.
@@ -163,7 +218,7 @@ wgo_controller_start() {
     local d=$WGT_DIR/h$1
     ip netns exec $WGT_PREFIX-h$1 env $(wgt_env $1) OVN_RUNDIR="$d" \
         OVN_LOGDIR="$d" ovn-controller --detach --no-chdir --pidfile \
-        --log-file unix:"$d/db.sock" 2>/dev/null
+        --log-file $(wgo_tls $1) unix:"$d/db.sock" 2>/dev/null
 }
 
 # wgo_controller_stop N: stops ovn-controller of chassis N (its Chassis
@@ -180,7 +235,7 @@ wgo_controller_stop() {
 # wgo_agent_start N: ovs-monitor-wireguard of chassis N.
 wgo_agent_start() {
     ip netns exec $WGT_PREFIX-h$1 env $(wgt_env $1) "$WGO_AGENT" \
-        --detach --no-chdir --pidfile --log-file \
+        --detach --no-chdir --pidfile --log-file $(wgo_tls $1) \
         --unixctl="$WGT_DIR/h$1/ovs-monitor-wireguard.ctl" 2>/dev/null
 }
 
