@@ -34,3 +34,4 @@ EXTRA_DIST += \
 # The OVN agent (Documentation/howto/ovn.rst), a daemon of its own like
 # OVS's ovs-monitor-ipsec; the Debian package adds its systemd unit.
 dist_sbin_SCRIPTS = utilities/ovs-monitor-wireguard
+dist_man_MANS = utilities/ovs-monitor-wireguard.8
