@@ -391,15 +391,26 @@ netdev_wireguard_get_config(const struct netdev *netdev, struct smap *args)
 #define NETDEV_WG_GENEVE4_OVERHEAD 58
 #define NETDEV_WG_GENEVE6_OVERHEAD 78
 
-/* Says in 'smap' why packets from the bridge were too big for the inner
- * MTU, if any were: a tunnel of OVS's (Geneve, VXLAN) sets DF and never
- * hears the ICMP answer, so its only trace is this. */
+/* Says in 'smap' why packets of OVS's tunnels (Geneve, VXLAN) over the
+ * port were dropped, if any were: too big for the inner MTU (the tunnel
+ * sets DF and never hears the ICMP answer), or tunnel super-packets the
+ * port cannot segment.  Their only trace is this. */
 static void
 netdev_wg_mtu_status(const struct netdev_wireguard *wg, struct smap *smap)
     OVS_REQUIRES(wg->mutex)
 {
     uint64_t n = wg->counters[NETDEV_WG_TX_TOO_BIG];
+    uint64_t n_tunnel_tso = wg->counters[NETDEV_WG_TX_TUNNEL_TSO];
 
+    if (n_tunnel_tso) {
+        smap_add_format(smap, "tx_tunnel_tso",
+                        "%"PRIu64" tunnel super-packets (Geneve or VXLAN "
+                        "over this port, userspace-tso on) dropped: this "
+                        "Open vSwitch passes them unsegmented (3.5 and later "
+                        "segment them); turn other_config:"
+                        "userspace-tso-enable off, or TSO off in the "
+                        "guests", n_tunnel_tso);
+    }
     if (n) {
         smap_add_format(smap, "tx_too_big",
                         "%"PRIu64" packets over the inner MTU %d dropped "

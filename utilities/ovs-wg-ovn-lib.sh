@@ -232,9 +232,12 @@ wgo_controller_stop() {
     done
 }
 
-# wgo_agent_start N: ovs-monitor-wireguard of chassis N.
+# wgo_agent_start N: ovs-monitor-wireguard of chassis N, on Debian's
+# python3-openvswitch as installed (not the Python tree of the Open vSwitch
+# build that the test suite's PYTHONPATH names).
 wgo_agent_start() {
-    ip netns exec $WGT_PREFIX-h$1 env $(wgt_env $1) "$WGO_AGENT" \
+    ip netns exec $WGT_PREFIX-h$1 env -u PYTHONPATH $(wgt_env $1) \
+        "$WGO_AGENT" \
         --detach --no-chdir --pidfile --log-file $(wgo_tls $1) \
         --unixctl="$WGT_DIR/h$1/ovs-monitor-wireguard.ctl" 2>/dev/null
 }
