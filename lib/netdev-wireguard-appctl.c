@@ -20,6 +20,10 @@
 
 #include "netdev-wireguard-private.h"
 #include "openvswitch/dynamic-string.h"
+#include "openvswitch/list.h"
+#include "openvswitch/poll-loop.h"
+#include "svec.h"
+#include "timeval.h"
 #include "unixctl.h"
 #include "wg-crypto.h"
 #include "wg-crypto-selftest.h"
@@ -28,7 +32,12 @@
 
 /* "ovs-appctl wireguard/show [--offload] [PORT]": what `wg show` prints for
  * each wireguard port (never a private key), and with --offload what the
- * segmentation offload paths did. */
+ * segmentation offload paths did.  A port of 10,000 peers takes a third of
+ * a second to print, so the command is served in slices of
+ * NETDEV_WG_SLICE_US from the main loop (netdev_wg_appctl_run()), as the
+ * UAPI is, and replies when done: the ports that match when it arrives,
+ * each port's peers when its turn comes, a peer at a time, each as it is
+ * then. */
 
 static void
 netdev_wg_put_ratio(struct ds *out, uint64_t num, uint64_t den)
@@ -89,50 +98,154 @@ netdev_wg_show_offload(struct ds *out, const struct netdev_wireguard *wg)
     netdev_wg_put_sock_offload(out, "IPv6", wg->sock6);
 }
 
+struct netdev_wg_show_job {
+    struct ovs_list node;           /* In 'show_jobs'. */
+    struct unixctl_conn *conn;
+    bool offload;
+    struct svec ports;              /* Names of the ports to show. */
+    size_t next_port;
+    uint8_t (*keys)[WG_KEY_LEN];    /* The port's peers at its turn. */
+    size_t n_keys, next_key;
+    struct ds out;
+};
+
+/* Jobs in the order they came, only touched by the main thread (unixctl
+ * commands and the class's run/wait hooks). */
+static struct ovs_list show_jobs = OVS_LIST_INITIALIZER(&show_jobs);
+
 static void
 netdev_wg_show_unixctl(struct unixctl_conn *conn, int argc,
-                              const char *argv[], void *aux OVS_UNUSED)
+                       const char *argv[], void *aux OVS_UNUSED)
 {
-    struct ds out = DS_EMPTY_INITIALIZER;
+    struct netdev_wg_show_job *job = xzalloc(sizeof *job);
     struct netdev_wireguard *wg;
     const char *name = NULL;
-    bool offload = false;
-    bool found = false;
 
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--offload")) {
-            offload = true;
+            job->offload = true;
         } else {
             name = argv[i];
         }
     }
-
+    job->conn = conn;
+    svec_init(&job->ports);
+    ds_init(&job->out);
     ovs_mutex_lock(&netdev_wg_list_mutex);
     LIST_FOR_EACH (wg, list_node, &netdev_wg_list) {
-        if (name && strcmp(name, netdev_get_name(&wg->up))) {
-            continue;
+        if (!name || !strcmp(name, netdev_get_name(&wg->up))) {
+            svec_add(&job->ports, netdev_get_name(&wg->up));
         }
-        ovs_mutex_lock(&wg->mutex);
-        if (found) {
-            ds_put_char(&out, '\n');
-        }
-        wg_show_device(&out, netdev_get_name(&wg->up), wg->dev,
-                       wg->bound_port);
-        if (offload) {
-            ds_put_char(&out, '\n');
-            netdev_wg_show_offload(&out, wg);
-        }
-        ovs_mutex_unlock(&wg->mutex);
-        found = true;
     }
     ovs_mutex_unlock(&netdev_wg_list_mutex);
-
-    if (name && !found) {
+    if (name && !job->ports.n) {
         unixctl_command_reply_error(conn, "no such wireguard port");
-    } else {
-        unixctl_command_reply(conn, ds_cstr(&out));
+        svec_destroy(&job->ports);
+        free(job);
+        return;
     }
-    ds_destroy(&out);
+    ovs_list_push_back(&show_jobs, &job->node);
+}
+
+/* The port named 'name', with its mutex held (the caller holds
+ * netdev_wg_list_mutex), or NULL if it is gone. */
+static struct netdev_wireguard *
+netdev_wg_show_lock_port(const char *name)
+    OVS_REQUIRES(netdev_wg_list_mutex)
+{
+    struct netdev_wireguard *wg;
+
+    LIST_FOR_EACH (wg, list_node, &netdev_wg_list) {
+        if (!strcmp(name, netdev_get_name(&wg->up))) {
+            ovs_mutex_lock(&wg->mutex);
+            return wg;
+        }
+    }
+    return NULL;
+}
+
+/* One step of 'job' on port 'wg' (NULL: gone): its head, a peer, or its
+ * offload lines and the move to the next port. */
+static void
+netdev_wg_show_port_step(struct netdev_wg_show_job *job,
+                         struct netdev_wireguard *wg)
+{
+    const char *name = job->ports.names[job->next_port];
+
+    if (wg && !job->keys) {
+        if (job->out.length) {
+            ds_put_char(&job->out, '\n');
+        }
+        wg_show_device_head(&job->out, name, wg->dev, wg->bound_port);
+        job->n_keys = wg_device_peer_count(wg->dev);
+        job->keys = wg_device_peer_keys(wg->dev);
+        job->next_key = 0;
+    } else if (wg && job->next_key < job->n_keys) {
+        const struct wg_peer *peer
+            = wg_device_peer_lookup(wg->dev, job->keys[job->next_key++]);
+
+        if (peer) {
+            wg_show_peer(&job->out, wg->dev, peer);
+        }
+    } else {
+        if (wg && job->offload) {
+            ds_put_char(&job->out, '\n');
+            netdev_wg_show_offload(&job->out, wg);
+        }
+        free(job->keys);
+        job->keys = NULL;
+        job->next_port++;
+    }
+}
+
+/* One step of 'job'.  Returns true when it is done. */
+static bool
+netdev_wg_show_step(struct netdev_wg_show_job *job)
+{
+    struct netdev_wireguard *wg;
+
+    if (job->next_port >= job->ports.n) {
+        return true;
+    }
+    ovs_mutex_lock(&netdev_wg_list_mutex);
+    wg = netdev_wg_show_lock_port(job->ports.names[job->next_port]);
+    netdev_wg_show_port_step(job, wg);
+    if (wg) {
+        ovs_mutex_unlock(&wg->mutex);
+    }
+    ovs_mutex_unlock(&netdev_wg_list_mutex);
+    return false;
+}
+
+void
+netdev_wg_appctl_run(void)
+{
+    long long int deadline = time_usec() + NETDEV_WG_SLICE_US;
+    struct netdev_wg_show_job *job;
+
+    if (ovs_list_is_empty(&show_jobs)) {
+        return;
+    }
+    job = CONTAINER_OF(ovs_list_front(&show_jobs), struct netdev_wg_show_job,
+                       node);
+    while (!netdev_wg_show_step(job)) {
+        if (time_usec() >= deadline) {
+            return;
+        }
+    }
+    unixctl_command_reply(job->conn, ds_cstr(&job->out));
+    ovs_list_remove(&job->node);
+    svec_destroy(&job->ports);
+    ds_destroy(&job->out);
+    free(job);
+}
+
+void
+netdev_wg_appctl_wait(void)
+{
+    if (!ovs_list_is_empty(&show_jobs)) {
+        poll_immediate_wake();
+    }
 }
 
 /* "ovs-appctl wireguard/crypto": which crypto the ports use and whether it

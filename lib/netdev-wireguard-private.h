@@ -31,6 +31,7 @@
 #include "smap.h"
 #include "wg-config.h"
 #include "wg-device.h"
+#include "wg-uapi.h"
 #include "tx-slots.h"
 #include "udp-batch.h"
 #include "util.h"
@@ -54,6 +55,7 @@ struct wg_uapi_server;
 #define NETDEV_WG_RX_READS 16           /* Reads per recvmmsg(). */
 #define NETDEV_WG_MIN_MTU_IPV6 1280     /* Inner MTU IPv6 needs (RFC 8200). */
 #define NETDEV_WG_EVENTS_SCAN_MS 1000   /* Peer expiry and roaming checks. */
+#define NETDEV_WG_SLICE_US WG_UAPI_SLICE_US /* Long appctl work per run. */
 /* Room for a coalesced packet (bare IP): a dp_packet holds at most 65535
  * bytes (its size fields are 16-bit), headroom for the Ethernet and
  * virtio-net headers included. */
@@ -252,7 +254,10 @@ extern struct ovs_list netdev_wg_list OVS_GUARDED_BY(netdev_wg_list_mutex);
  * counters); the port's mutex serializes every use of it today.  Crypto
  * needs no lock: OpenSSL contexts belong to one key, which the port's
  * mutex serializes, and intel-ipsec-mb has one manager per thread
- * (wg-aead-ipsecmb.c). */
+ * (wg-aead-ipsecmb.c).  Control work that may be long runs in slices on
+ * the main thread, the mutex taken for one slice at a time: a UAPI request
+ * (wg-uapi.h, WG_UAPI_SLICE_US), so that a dump or a setconf of 10,000
+ * peers never keeps the data path waiting. */
 
 /* netdev-wireguard-events.c: peer events (see the top of that file). */
 
@@ -438,8 +443,12 @@ void netdev_wg_uapi_wait(struct netdev_wireguard *wg);
 void netdev_wg_uapi_status(const struct netdev_wireguard *wg,
                            struct smap *smap);
 
-/* netdev-wireguard-appctl.c: registers "wireguard/show" and
- * "wireguard/crypto". */
+/* netdev-wireguard-appctl.c: registers "wireguard/show",
+ * "wireguard/crypto" and "wireguard/reload-keys"; run and wait serve the
+ * "wireguard/show" commands waiting for their turn, a slice per run, from
+ * the class's run and wait hooks. */
 void netdev_wg_appctl_register(void);
+void netdev_wg_appctl_run(void);
+void netdev_wg_appctl_wait(void);
 
 #endif /* netdev-wireguard-private.h */

@@ -697,6 +697,7 @@ netdev_wireguard_run(const struct netdev_class *class OVS_UNUSED)
         ovs_mutex_unlock(&wg->mutex);
     }
     ovs_mutex_unlock(&netdev_wg_list_mutex);
+    netdev_wg_appctl_run();
 }
 
 static void
@@ -717,6 +718,7 @@ netdev_wireguard_wait(const struct netdev_class *class OVS_UNUSED)
         ovs_mutex_unlock(&wg->mutex);
     }
     ovs_mutex_unlock(&netdev_wg_list_mutex);
+    netdev_wg_appctl_wait();
 }
 
 const struct netdev_class netdev_wireguard_class = {

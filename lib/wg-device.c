@@ -352,6 +352,19 @@ wg_device_peer_count(const struct wg_device *dev)
     return hmap_count(&dev->peers_by_key);
 }
 
+uint8_t (*wg_device_peer_keys(const struct wg_device *dev))[WG_KEY_LEN]
+{
+    uint8_t (*keys)[WG_KEY_LEN] = xmalloc(MAX(1, wg_device_peer_count(dev))
+                                          * sizeof *keys);
+    const struct wg_peer *peer;
+    size_t n = 0;
+
+    LIST_FOR_EACH (peer, list_node, &dev->peers) {
+        memcpy(keys[n++], peer->public_key, WG_KEY_LEN);
+    }
+    return keys;
+}
+
 bool
 wg_device_peer_get_psk(const struct wg_device *dev OVS_UNUSED,
                        const struct wg_peer *peer, uint8_t psk[WG_KEY_LEN])

@@ -176,6 +176,11 @@ struct wg_peer *wg_device_peer_next(const struct wg_device *dev,
                                     const struct wg_peer *peer);
 size_t wg_device_peer_count(const struct wg_device *dev);
 
+/* The public keys of the device's peers, in their order, in a new array
+ * of wg_device_peer_count() keys that the caller frees: what long listings
+ * walk a slice at a time, looking each key up again at its turn. */
+uint8_t (*wg_device_peer_keys(const struct wg_device *dev))[WG_KEY_LEN];
+
 /* Copies the preshared key of 'peer' into 'psk' and returns true, or
  * returns false if it has none.  For the UAPI's get reply only; the caller
  * wipes 'psk'. */

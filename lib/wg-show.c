@@ -84,9 +84,9 @@ put_allowed_ip(void *out_, int family, const uint8_t *addr,
     ds_put_format(out, "%s/%u", buf, prefix_len);
 }
 
-static void
-put_peer(struct ds *out, const struct wg_device *dev,
-         const struct wg_peer *peer)
+void
+wg_show_peer(struct ds *out, const struct wg_device *dev,
+             const struct wg_peer *peer)
 {
     struct wg_peer_info info;
     char b64[WG_KEY_B64_LEN];
@@ -128,8 +128,8 @@ put_peer(struct ds *out, const struct wg_device *dev,
 }
 
 void
-wg_show_device(struct ds *out, const char *name, const struct wg_device *dev,
-               int listen_port)
+wg_show_device_head(struct ds *out, const char *name,
+                    const struct wg_device *dev, int listen_port)
 {
     uint8_t pub[WG_KEY_LEN];
 
@@ -145,8 +145,15 @@ wg_show_device(struct ds *out, const char *name, const struct wg_device *dev,
     }
     ds_put_format(out, "  handshake load: %s\n",
                   wg_device_is_under_load(dev) ? "under load" : "normal");
+}
+
+void
+wg_show_device(struct ds *out, const char *name, const struct wg_device *dev,
+               int listen_port)
+{
+    wg_show_device_head(out, name, dev, listen_port);
     for (const struct wg_peer *peer = wg_device_peer_first(dev); peer;
          peer = wg_device_peer_next(dev, peer)) {
-        put_peer(out, dev, peer);
+        wg_show_peer(out, dev, peer);
     }
 }

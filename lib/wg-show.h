@@ -25,11 +25,18 @@
 
 struct ds;
 struct wg_device;
+struct wg_peer;
 
 /* Appends to 'out' what `wg show` prints for interface 'name' backed by
  * 'dev' listening on UDP port 'listen_port'. */
 void wg_show_device(struct ds *out, const char *name,
                     const struct wg_device *dev, int listen_port);
+
+/* The same in parts: the interface's lines, then each peer's. */
+void wg_show_device_head(struct ds *out, const char *name,
+                         const struct wg_device *dev, int listen_port);
+void wg_show_peer(struct ds *out, const struct wg_device *dev,
+                  const struct wg_peer *peer);
 
 /* Appends a `wg show`-style amount of bytes ("1.50 KiB") to 'out'. */
 void wg_show_bytes(struct ds *out, uint64_t bytes);

@@ -38,7 +38,13 @@
 
 /* The UAPI socket: one listening Unix domain socket per port, served from
  * the poll loop.  Each connection carries one request and is closed after
- * the reply (wg(8) reads the reply up to "errno=N" and the blank line). */
+ * the reply (wg(8) reads the reply up to "errno=N" and the blank line).
+ * Requests are served one at a time, in the order they were complete, a
+ * slice of WG_UAPI_SLICE_US per run (struct wg_uapi_job): a dump or a
+ * setconf of 10,000 peers takes seconds, and the poll loop it shares with
+ * the data path must go round meanwhile.  A connection's time limit counts
+ * while it sends its request and reads its reply, not while it waits for
+ * its turn or its job. */
 
 VLOG_DEFINE_THIS_MODULE(wg_uapi_server);
 
@@ -52,6 +58,7 @@ struct uapi_client {
     struct ds in;               /* Request received so far. */
     struct ds out;              /* Reply, once the request is complete. */
     size_t sent;                /* Bytes of 'out' sent. */
+    struct wg_uapi_job *job;    /* Serving the request, until replying. */
     bool replying;
     long long int deadline;     /* Closed when still open then. */
 };
@@ -271,6 +278,7 @@ client_destroy(struct wg_uapi_server *server, struct uapi_client *c)
     ovs_list_remove(&c->node);
     server->n_clients--;
     stream_close(c->stream);
+    wg_uapi_job_destroy(c->job);
     wg_uapi_ds_wipe(&c->in);
     wg_uapi_ds_wipe(&c->out);
     free(c);
@@ -293,12 +301,17 @@ request_complete(const struct ds *in, size_t old_len)
            && memmem(in->string + start, in->length - start, "\n\n", 2);
 }
 
-static void
-client_reply(struct wg_uapi_server *server, struct uapi_client *c)
+static bool
+client_working(const struct uapi_client *c)
 {
-    wg_uapi_handle(server->dev, &server->hooks, server->aux, c->in.string,
-                   c->in.length, &c->out);
-    c->replying = true;
+    return c->job && !c->replying;
+}
+
+/* The request is complete: it waits for its turn (serve_jobs()). */
+static void
+client_reply(struct uapi_client *c)
+{
+    c->job = wg_uapi_job_create(c->in.string, c->in.length, &c->out);
 }
 
 static void
@@ -317,7 +330,7 @@ client_receive(struct wg_uapi_server *server, struct uapi_client *c)
     char buf[4096];
     bool keep = true;
 
-    while (!c->replying) {
+    while (!c->replying && !c->job) {
         int n = stream_recv(c->stream, buf, sizeof buf);
         size_t old_len = c->in.length;
 
@@ -327,7 +340,7 @@ client_receive(struct wg_uapi_server *server, struct uapi_client *c)
             keep = false;
             break;
         } else if (n == 0) {
-            client_reply(server, c);      /* EOF ends the request. */
+            client_reply(c);              /* EOF ends the request. */
         } else if (c->in.length + n > WG_UAPI_MAX_REQUEST) {
             COVERAGE_INC(wg_uapi_request_too_big);
             VLOG_WARN_RL(&rl, "%s: UAPI request over %d bytes",
@@ -336,7 +349,7 @@ client_receive(struct wg_uapi_server *server, struct uapi_client *c)
         } else {
             wg_uapi_ds_put_secret(&c->in, buf, n);
             if (request_complete(&c->in, old_len)) {
-                client_reply(server, c);
+                client_reply(c);
             }
         }
     }
@@ -367,6 +380,9 @@ client_send(struct uapi_client *c)
 static bool
 client_run(struct wg_uapi_server *server, struct uapi_client *c)
 {
+    if (client_working(c)) {
+        return true;
+    }
     stream_run(c->stream);
     if (!c->replying && !client_receive(server, c)) {
         return false;
@@ -374,7 +390,7 @@ client_run(struct wg_uapi_server *server, struct uapi_client *c)
     if (c->replying && !client_send(c)) {
         return false;
     }
-    if (time_msec() >= c->deadline) {
+    if (!client_working(c) && time_msec() >= c->deadline) {
         COVERAGE_INC(wg_uapi_client_timeout);
         VLOG_WARN_RL(&rl, "%s: UAPI client timed out", server->path);
         return false;
@@ -409,6 +425,26 @@ accept_clients(struct wg_uapi_server *server)
     }
 }
 
+/* Works on the oldest request for a slice; its reply starts with the time
+ * limit afresh. */
+static void
+serve_jobs(struct wg_uapi_server *server)
+{
+    struct uapi_client *c;
+
+    LIST_FOR_EACH (c, node, &server->clients) {
+        if (client_working(c)) {
+            if (wg_uapi_job_run(c->job, server->dev, &server->hooks,
+                                server->aux, time_usec() + WG_UAPI_SLICE_US,
+                                &c->out)) {
+                c->replying = true;
+                c->deadline = time_msec() + server->timeout_ms;
+            }
+            return;
+        }
+    }
+}
+
 void
 wg_uapi_server_run(struct wg_uapi_server *server)
 {
@@ -423,6 +459,7 @@ wg_uapi_server_run(struct wg_uapi_server *server)
             client_destroy(server, c);
         }
     }
+    serve_jobs(server);
     trim_run(server);
 }
 
@@ -440,6 +477,10 @@ wg_uapi_server_wait(struct wg_uapi_server *server)
                               + WG_UAPI_TRIM_INTERVAL_MS);
     }
     LIST_FOR_EACH (c, node, &server->clients) {
+        if (client_working(c)) {
+            poll_immediate_wake();
+            continue;
+        }
         stream_run_wait(c->stream);
         if (c->replying) {
             stream_send_wait(c->stream);

@@ -28,6 +28,7 @@
 #include "coverage.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/vlog.h"
+#include "timeval.h"
 #include "util.h"
 #include "wg-addr.h"
 #include "wg-crypto.h"
@@ -248,13 +249,19 @@ parse_prefix(const char *value, struct uapi_op *op)
     return wg_addr_parse_prefix(value, false, &op->u.ip) ? 0 : EINVAL;
 }
 
-/* Parsing a whole request. */
+/* Parsing lines. */
 
-struct uapi_request {
-    struct uapi_op *ops;
-    size_t n_ops;
-    size_t line;                /* Line of the error, counting from 1. */
-    const char *what;           /* Error description (no request data). */
+/* A valid line is much shorter (a key name, '=' and 64 hex digits, or an
+ * endpoint with an IPv6 scope). */
+#define UAPI_LINE_MAX 256
+
+/* The lines of a set request's body, read one at a time. */
+struct uapi_cursor {
+    const char *body;           /* Not null-terminated, not modified. */
+    size_t len;                 /* Up to the blank line. */
+    size_t pos;                 /* Start of the next line. */
+    size_t line;                /* Lines read. */
+    bool in_peer;               /* After a public_key line. */
 };
 
 static const struct uapi_key_def *
@@ -268,70 +275,70 @@ find_key(const char *name)
     return NULL;
 }
 
-/* Parses one line (null-terminated, without '\n') into the next op. */
+/* Parses one line (null-terminated, without '\n') into 'op'. */
 static int
-parse_line(char *line, bool *in_peer, struct uapi_request *req)
+parse_line(char *line, bool *in_peer, struct uapi_op *op, const char **what)
 {
     char *eq = strchr(line, '=');
     const struct uapi_key_def *def;
-    struct uapi_op *op;
     int error;
 
     if (!eq) {
-        req->what = "line without '='";
+        *what = "line without '='";
         return EPROTO;
     }
     *eq = '\0';
     def = find_key(line);
     if (!def) {
-        req->what = "unknown key";
+        *what = "unknown key";
         return EPROTO;
     }
     if (def->key == K_PUBLIC_KEY) {
         *in_peer = true;
     } else if (def->in_peer != *in_peer) {
-        req->what = def->in_peer ? "peer key before public_key"
-                                 : "device key after public_key";
+        *what = def->in_peer ? "peer key before public_key"
+                             : "device key after public_key";
         return EPROTO;
     }
-    op = &req->ops[req->n_ops];
     op->key = def->key;
     error = def->parse(eq + 1, op);
     if (error) {
-        req->what = def->name;
-        return error;
+        *what = def->name;
     }
-    req->n_ops++;
-    return 0;
+    return error;
 }
 
-/* Parses the lines of 'body' (null-terminated, without blank line,
- * modified in place). */
-static int
-parse_body(char *body, size_t len, struct uapi_request *req)
+static bool
+cursor_at_end(const struct uapi_cursor *cur)
 {
-    bool in_peer = false;
-    char *p = body;
-    char *end = body + len;
+    return cur->pos >= cur->len;
+}
 
-    while (p < end) {
-        char *nl = memchr(p, '\n', end - p);
-        char *eol = nl ? nl : end;
-        int error;
+/* Parses the next line at 'cur' into 'op'.  Returns 0 or a positive errno
+ * value, with a description (no request data) in '*what'. */
+static int
+parse_next(struct uapi_cursor *cur, struct uapi_op *op, const char **what)
+{
+    const char *p = cur->body + cur->pos;
+    const char *nl = memchr(p, '\n', cur->len - cur->pos);
+    size_t n = nl ? nl - p : cur->len - cur->pos;
+    char line[UAPI_LINE_MAX];
+    int error;
 
-        req->line++;
-        *eol = '\0';
-        if (strlen(p) != eol - p) {
-            req->what = "null byte";
-            return EINVAL;
-        }
-        error = parse_line(p, &in_peer, req);
-        if (error) {
-            return error;
-        }
-        p = eol + 1;
+    cur->pos += n + 1;
+    cur->line++;
+    if (memchr(p, '\0', n)) {
+        *what = "null byte";
+        return EINVAL;
+    } else if (n >= sizeof line) {
+        *what = "line too long";
+        return EINVAL;
     }
-    return 0;
+    memcpy(line, p, n);
+    line[n] = '\0';
+    error = parse_line(line, &cur->in_peer, op, what);
+    wg_crypto_wipe(line, sizeof line);
+    return error;
 }
 
 /* Applying a parsed request. */
@@ -395,35 +402,6 @@ apply_listen_port(struct uapi_ctx *ctx, uint16_t port)
                                   : EOPNOTSUPP;
 }
 
-static void
-replace_peers(struct uapi_ctx *ctx)
-{
-    struct wg_peer *peer;
-
-    while ((peer = wg_device_peer_first(ctx->dev))) {
-        remove_peer(ctx, peer);
-    }
-    if (ctx->hooks->peers_replaced) {
-        ctx->hooks->peers_replaced(ctx->aux);
-    }
-}
-
-static int
-apply_device_op(struct uapi_ctx *ctx, const struct uapi_op *op)
-{
-    switch (op->key) {
-    case K_PRIVATE_KEY:
-        return apply_private_key(ctx, op->u.key);
-    case K_LISTEN_PORT:
-        return apply_listen_port(ctx, op->u.num);
-    case K_REPLACE_PEERS:
-        replace_peers(ctx);
-        return 0;
-    case K_FWMARK:
-    default:
-        return 0;
-    }
-}
 
 static int
 apply_peer_op(struct uapi_ctx *ctx, struct wg_peer *peer,
@@ -505,90 +483,7 @@ apply_section(struct uapi_ctx *ctx, const struct uapi_op *ops, size_t n)
     return error;
 }
 
-static int
-apply_request(struct uapi_ctx *ctx, struct uapi_request *req)
-{
-    const struct uapi_op *ops = req->ops;
-    size_t i = 0;
 
-    while (i < req->n_ops) {
-        int error;
-
-        if (ops[i].key == K_PUBLIC_KEY) {
-            size_t end = i + 1;
-
-            while (end < req->n_ops && ops[end].key != K_PUBLIC_KEY) {
-                end++;
-            }
-            error = apply_section(ctx, &ops[i], end - i);
-            i = end;
-        } else {
-            error = apply_device_op(ctx, &ops[i++]);
-        }
-        if (error) {
-            req->what = NULL;
-            return error;
-        }
-    }
-    return 0;
-}
-
-/* Returns the length of 'body' up to its blank line, if any. */
-static size_t
-body_len(const char *body, size_t len)
-{
-    const char *blank = memmem(body, len, "\n\n", 2);
-
-    return len && body[0] == '\n' ? 0 : blank ? blank - body + 1 : len;
-}
-
-static size_t
-count_lines(const char *s, size_t len)
-{
-    size_t n = 1;
-
-    for (const char *p = s; (p = memchr(p, '\n', len - (p - s))); p++) {
-        n++;
-    }
-    return n;
-}
-
-int
-wg_uapi_set(struct wg_device *dev, const struct wg_uapi_hooks *hooks,
-            void *aux, const char *body, size_t len)
-{
-    static const struct wg_uapi_hooks no_hooks;
-    static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 5);
-    struct uapi_ctx ctx = { dev, hooks ? hooks : &no_hooks, aux };
-    struct uapi_request req = { .line = 0 };
-    size_t n_lines, n = body_len(body, len);
-    char *copy = xmemdup0(body, n);
-    int error;
-
-    COVERAGE_INC(wg_uapi_set);
-    n_lines = count_lines(copy, n);
-    req.ops = xcalloc(n_lines, sizeof *req.ops);
-    error = parse_body(copy, n, &req);
-    if (!error) {
-        error = apply_request(&ctx, &req);
-    }
-    if (error) {
-        COVERAGE_INC(wg_uapi_error);
-        if (req.what) {
-            VLOG_WARN_RL(&rl, "UAPI set request rejected at line %"PRIuSIZE
-                         " (%s): %s", req.line + 1, req.what,
-                         ovs_strerror(error));
-        } else {
-            VLOG_WARN_RL(&rl, "UAPI set request failed: %s",
-                         ovs_strerror(error));
-        }
-    }
-    wg_crypto_wipe(req.ops, n_lines * sizeof *req.ops);
-    wg_crypto_wipe(copy, n);
-    free(req.ops);
-    free(copy);
-    return error;
-}
 
 /* The get request. */
 
@@ -642,25 +537,226 @@ put_peer(const struct wg_device *dev, const struct wg_peer *peer,
     wg_device_peer_allowed_ips_walk(dev, peer, put_allowed_ip, out);
 }
 
-void
-wg_uapi_get(const struct wg_device *dev, const struct wg_uapi_hooks *hooks,
-            void *aux, struct ds *out)
+
+/* A request served a step at a time (see wg_uapi_job_run()). */
+
+enum uapi_job_phase {
+    JOB_CHECK,                  /* Set: every line parsed, none applied. */
+    JOB_APPLY,                  /* Set: a device line or a peer section. */
+    JOB_REPLACE,                /* Set: replace_peers=true, a peer. */
+    JOB_GET,                    /* Get: the device, then a peer. */
+    JOB_DONE,                   /* The reply's last line is written. */
+};
+
+struct wg_uapi_job {
+    enum uapi_job_phase phase;
+    bool is_get, is_set;        /* What the first line asked. */
+    bool started;               /* The first step ran. */
+    int error;                  /* Positive errno value of the reply. */
+    struct uapi_cursor cur;     /* Set: the body. */
+    const char *what;           /* Set: where parsing failed. */
+    struct uapi_op *ops;        /* Set: the peer section being applied. */
+    size_t n_ops, allocated_ops;
+    uint8_t (*keys)[WG_KEY_LEN];    /* Get: peers at the first step. */
+    size_t n_keys, next_key;
+};
+
+/* Lines parsed per step of the check: a step is short, and a deadline
+ * check per line would cost more than the line. */
+#define UAPI_CHECK_LINES 64
+
+static void
+job_finish(struct wg_uapi_job *job, int error, struct ds *reply)
 {
+    static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 5);
+
+    if (error && job->is_set) {
+        COVERAGE_INC(wg_uapi_error);
+        if (job->phase == JOB_CHECK) {
+            VLOG_WARN_RL(&rl, "UAPI set request rejected at line %"PRIuSIZE
+                         " (%s): %s", job->cur.line, job->what,
+                         ovs_strerror(error));
+        } else {
+            VLOG_WARN_RL(&rl, "UAPI set request failed: %s",
+                         ovs_strerror(error));
+        }
+    }
+    /* The sign on the wire: see the top of wg-uapi.h. */
+    put_line(reply, "errno=%d\n\n", job->is_get ? error : -error);
+    job->error = error;
+    job->phase = JOB_DONE;
+}
+
+/* Set: parses up to UAPI_CHECK_LINES lines; at the end of the body, starts
+ * over to apply them. */
+static void
+check_step(struct wg_uapi_job *job, struct ds *reply)
+{
+    for (int i = 0; i < UAPI_CHECK_LINES; i++) {
+        struct uapi_op op;
+        int error;
+
+        if (cursor_at_end(&job->cur)) {
+            job->cur.pos = job->cur.line = 0;
+            job->cur.in_peer = false;
+            job->phase = JOB_APPLY;
+            return;
+        }
+        error = parse_next(&job->cur, &op, &job->what);
+        wg_crypto_wipe(&op, sizeof op);
+        if (error) {
+            job_finish(job, error, reply);
+            return;
+        }
+    }
+}
+
+static int
+apply_device_op(struct wg_uapi_job *job, struct uapi_ctx *ctx,
+                const struct uapi_op *op)
+{
+    switch (op->key) {
+    case K_PRIVATE_KEY:
+        return apply_private_key(ctx, op->u.key);
+    case K_LISTEN_PORT:
+        return apply_listen_port(ctx, op->u.num);
+    case K_REPLACE_PEERS:
+        job->phase = JOB_REPLACE;
+        return 0;
+    case K_FWMARK:
+    default:
+        return 0;
+    }
+}
+
+/* Reads the rest of the peer section that 'first' starts into job->ops. */
+static void
+read_section(struct wg_uapi_job *job, const struct uapi_op *first)
+{
+    job->n_ops = 0;
+    for (;;) {
+        struct uapi_cursor before = job->cur;
+        struct uapi_op op = *first;
+
+        if (job->n_ops && cursor_at_end(&job->cur)) {
+            return;
+        }
+        if (job->n_ops) {
+            ignore(parse_next(&job->cur, &op, &job->what));
+            if (op.key == K_PUBLIC_KEY) {
+                job->cur = before;
+                wg_crypto_wipe(&op, sizeof op);
+                return;
+            }
+        }
+        if (job->n_ops >= job->allocated_ops) {
+            job->ops = x2nrealloc(job->ops, &job->allocated_ops,
+                                  sizeof *job->ops);
+        }
+        job->ops[job->n_ops++] = op;
+        wg_crypto_wipe(&op, sizeof op);
+    }
+}
+
+/* Set: applies the next device line or peer section (the check found
+ * every line valid). */
+static void
+apply_step(struct wg_uapi_job *job, struct uapi_ctx *ctx, struct ds *reply)
+{
+    struct uapi_op op;
+    int error;
+
+    if (cursor_at_end(&job->cur)) {
+        job_finish(job, 0, reply);
+        return;
+    }
+    ignore(parse_next(&job->cur, &op, &job->what));
+    if (op.key == K_PUBLIC_KEY) {
+        read_section(job, &op);
+        error = apply_section(ctx, job->ops, job->n_ops);
+        wg_crypto_wipe(job->ops, job->n_ops * sizeof *job->ops);
+    } else {
+        error = apply_device_op(job, ctx, &op);
+    }
+    wg_crypto_wipe(&op, sizeof op);
+    if (error) {
+        job_finish(job, error, reply);
+    }
+}
+
+/* Set: replace_peers=true removes one peer, or ends with the hook. */
+static void
+replace_step(struct wg_uapi_job *job, struct uapi_ctx *ctx)
+{
+    struct wg_peer *peer = wg_device_peer_first(ctx->dev);
+
+    if (peer) {
+        remove_peer(ctx, peer);
+        return;
+    }
+    if (ctx->hooks->peers_replaced) {
+        ctx->hooks->peers_replaced(ctx->aux);
+    }
+    job->phase = JOB_APPLY;
+}
+
+/* Get: the device's lines and its peers' keys, at the first step. */
+static void
+get_start(struct wg_uapi_job *job, struct uapi_ctx *ctx, struct ds *reply)
+{
+    const struct wg_device *dev = ctx->dev;
+    const struct wg_uapi_hooks *hooks = ctx->hooks;
     uint8_t priv[WG_KEY_LEN];
     uint16_t port;
 
     COVERAGE_INC(wg_uapi_get);
     if (wg_device_get_private_key(dev, priv)) {
-        put_key_line(out, "private_key", priv);
+        put_key_line(reply, "private_key", priv);
         wg_crypto_wipe(priv, sizeof priv);
     }
-    port = hooks && hooks->get_listen_port ? hooks->get_listen_port(aux) : 0;
+    port = hooks->get_listen_port ? hooks->get_listen_port(ctx->aux) : 0;
     if (port) {
-        put_line(out, "listen_port=%"PRIu16"\n", port);
+        put_line(reply, "listen_port=%"PRIu16"\n", port);
     }
-    for (const struct wg_peer *peer = wg_device_peer_first(dev); peer;
-         peer = wg_device_peer_next(dev, peer)) {
-        put_peer(dev, peer, out);
+    job->n_keys = wg_device_peer_count(dev);
+    job->keys = wg_device_peer_keys(dev);
+}
+
+/* Get: lists the next peer that is still there. */
+static void
+get_step(struct wg_uapi_job *job, struct uapi_ctx *ctx, struct ds *reply)
+{
+    while (job->next_key < job->n_keys) {
+        const struct wg_peer *peer
+            = wg_device_peer_lookup(ctx->dev, job->keys[job->next_key++]);
+
+        if (peer) {
+            put_peer(ctx->dev, peer, reply);
+            return;
+        }
+    }
+    job_finish(job, 0, reply);
+}
+
+static void
+job_step(struct wg_uapi_job *job, struct uapi_ctx *ctx, struct ds *reply)
+{
+    switch (job->phase) {
+    case JOB_CHECK:
+        check_step(job, reply);
+        break;
+    case JOB_APPLY:
+        apply_step(job, ctx, reply);
+        break;
+    case JOB_REPLACE:
+        replace_step(job, ctx);
+        break;
+    case JOB_GET:
+        get_step(job, ctx, reply);
+        break;
+    case JOB_DONE:
+    default:
+        break;
     }
 }
 
@@ -681,27 +777,89 @@ line_is(const char *line, size_t len, const char *s)
     return len == strlen(s) && !memcmp(line, s, len);
 }
 
+/* Returns the length of 'body' up to its blank line, if any. */
+static size_t
+body_len(const char *body, size_t len)
+{
+    const char *blank = memmem(body, len, "\n\n", 2);
+
+    return len && body[0] == '\n' ? 0 : blank ? blank - body + 1 : len;
+}
+
+struct wg_uapi_job *
+wg_uapi_job_create(const char *req, size_t len, struct ds *reply)
+{
+    struct wg_uapi_job *job = xzalloc(sizeof *job);
+    size_t n = first_line_len(req, len);
+    const char *rest = req + MIN(n + 1, len);
+    size_t rest_len = len - (rest - req);
+
+    if (line_is(req, n, "get=1")) {
+        job->is_get = true;
+        job->phase = JOB_GET;
+        /* Only the blank line (or nothing) may follow. */
+        if (rest_len && rest[0] != '\n') {
+            job_finish(job, EINVAL, reply);
+        }
+    } else if (line_is(req, n, "set=1")) {
+        COVERAGE_INC(wg_uapi_set);
+        job->is_set = true;
+        job->phase = JOB_CHECK;
+        job->cur.body = rest;
+        job->cur.len = body_len(rest, rest_len);
+    } else {
+        job_finish(job, EPROTO, reply);
+    }
+    return job;
+}
+
+bool
+wg_uapi_job_run(struct wg_uapi_job *job, struct wg_device *dev,
+                const struct wg_uapi_hooks *hooks, void *aux,
+                long long int deadline_us, struct ds *reply)
+{
+    static const struct wg_uapi_hooks no_hooks;
+    struct uapi_ctx ctx = { dev, hooks ? hooks : &no_hooks, aux };
+
+    if (job->phase == JOB_GET && !job->started) {
+        get_start(job, &ctx, reply);
+    }
+    job->started = true;
+    while (job->phase != JOB_DONE) {
+        job_step(job, &ctx, reply);
+        if (time_usec() >= deadline_us) {
+            break;
+        }
+    }
+    return job->phase == JOB_DONE;
+}
+
+void
+wg_uapi_job_destroy(struct wg_uapi_job *job)
+{
+    if (job) {
+        wg_crypto_wipe(job->ops, job->allocated_ops * sizeof *job->ops);
+        free(job->ops);
+        free(job->keys);
+        free(job);
+    }
+}
+
+int
+wg_uapi_job_error(const struct wg_uapi_job *job)
+{
+    return job->error;
+}
+
 int
 wg_uapi_handle(struct wg_device *dev, const struct wg_uapi_hooks *hooks,
                void *aux, const char *req, size_t len, struct ds *reply)
 {
-    size_t n = first_line_len(req, len);
-    const char *rest = req + MIN(n + 1, len);
-    size_t rest_len = len - (rest - req);
+    struct wg_uapi_job *job = wg_uapi_job_create(req, len, reply);
     int error;
 
-    if (line_is(req, n, "get=1")) {
-        /* Only the blank line (or nothing) may follow. */
-        if (rest_len && rest[0] != '\n') {
-            put_line(reply, "errno=%d\n\n", EINVAL);
-            return EINVAL;
-        }
-        wg_uapi_get(dev, hooks, aux, reply);
-        put_line(reply, "errno=0\n\n");
-        return 0;
-    }
-    error = line_is(req, n, "set=1") ? wg_uapi_set(dev, hooks, aux, rest,
-                                                   rest_len) : EPROTO;
-    put_line(reply, "errno=%d\n\n", -error);
+    wg_uapi_job_run(job, dev, hooks, aux, LLONG_MAX, reply);
+    error = wg_uapi_job_error(job);
+    wg_uapi_job_destroy(job);
     return error;
 }

@@ -121,16 +121,32 @@ struct wg_uapi_hooks {
 int wg_uapi_handle(struct wg_device *dev, const struct wg_uapi_hooks *hooks,
                    void *aux, const char *req, size_t len, struct ds *reply);
 
-/* Applies the body of a set request ('len' bytes of "key=value\n" lines,
- * up to an optional blank line).  Returns 0 or a positive errno value. */
-int wg_uapi_set(struct wg_device *dev, const struct wg_uapi_hooks *hooks,
-                void *aux, const char *body, size_t len);
-
-/* Appends the "key=value\n" lines of a get reply, without the final
- * "errno=0\n\n", to 'out'. */
-void wg_uapi_get(const struct wg_device *dev,
-                 const struct wg_uapi_hooks *hooks, void *aux,
-                 struct ds *out);
+/* The same request served a step at a time, so that a large one ("wg
+ * setconf" of 10,000 peers, or their dump) never holds the caller for
+ * long: the caller runs the job once per poll loop iteration, for a slice
+ * of WG_UAPI_SLICE_US, until it is done.  The device may change between
+ * slices; what the request does stays as the kernel does it: a set request
+ * is checked whole before any of it applies, then applied a device line or
+ * a peer section at a time (replace_peers=true a removed peer at a time);
+ * a get request lists the peers present at its first slice, those still
+ * there when their turn comes, each as it is then.  Serve one job at a
+ * time per device, so that requests do not see each other's halves.
+ *
+ * wg_uapi_job_create() reads the first line of the request, which must
+ * stay unchanged until wg_uapi_job_destroy(), and may write the whole reply
+ * to 'reply' at once (an unknown request).  wg_uapi_job_run() works until
+ * the job is done or time_usec() reaches 'deadline_us' (after one step at
+ * least), appending to 'reply'; it returns true when the reply is
+ * complete, with the positive errno value it sent in
+ * wg_uapi_job_error(). */
+struct wg_uapi_job;
+struct wg_uapi_job *wg_uapi_job_create(const char *req, size_t len,
+                                       struct ds *reply);
+bool wg_uapi_job_run(struct wg_uapi_job *, struct wg_device *dev,
+                     const struct wg_uapi_hooks *hooks, void *aux,
+                     long long int deadline_us, struct ds *reply);
+int wg_uapi_job_error(const struct wg_uapi_job *);
+void wg_uapi_job_destroy(struct wg_uapi_job *);
 
 /* Appends 'n' bytes at 's' to 'ds', wiping the old buffer when it has to
  * grow, so that secrets leave no copies in freed memory. */
@@ -150,7 +166,9 @@ void wg_uapi_ds_wipe(struct ds *ds);
  * (EMSGSIZE, coverage counter wg_uapi_request_too_big). */
 #define WG_UAPI_MAX_REQUEST (64 * 1024 * 1024) /* Bytes of one request. */
 #define WG_UAPI_MAX_CLIENTS 16              /* Open connections. */
-#define WG_UAPI_CLIENT_TIMEOUT_MS 10000     /* Connection lifetime. */
+#define WG_UAPI_CLIENT_TIMEOUT_MS 10000     /* Time to send a request and
+                                             * to read the reply. */
+#define WG_UAPI_SLICE_US 2000               /* Work per poll loop run. */
 
 /* New connections are looked for on one run of the server in this many: a
  * busy main loop would otherwise pay a failed accept() on every iteration.

@@ -544,3 +544,128 @@ test_uapi_proto(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     printf("%"PRIuSIZE" set cases passed\n", ARRAY_SIZE(set_cases));
 }
 WGTEST_REGISTER("uapi-proto", test_uapi_proto);
+
+/* Requests served a step at a time (struct wg_uapi_job): with a deadline
+ * already past, each wg_uapi_job_run() does one step. */
+
+#define SLICE_PEERS 50
+
+/* Public key 'i' of the slice tests (not a low-order point). */
+static void
+slice_key(uint8_t key[WG_KEY_LEN], int i)
+{
+    for (int k = 0; k < WG_KEY_LEN; k++) {
+        key[k] = i * 7 + k;
+    }
+}
+
+/* "set=1" with SLICE_PEERS peers (slice_key() 1, 2, ...), 'head' first and
+ * 'tail' last. */
+static char *
+slice_request(const char *head, const char *tail)
+{
+    struct ds s = DS_EMPTY_INITIALIZER;
+
+    ds_put_format(&s, "set=1\n%s", head);
+    for (int i = 1; i <= SLICE_PEERS; i++) {
+        uint8_t key[WG_KEY_LEN];
+
+        slice_key(key, i);
+        ds_put_cstr(&s, "public_key=");
+        put_hex(&s, key);
+        ds_put_format(&s, "\nallowed_ip=10.0.%d.0/24\n", i);
+    }
+    ds_put_format(&s, "%s\n", tail);
+    return ds_steal_cstr(&s);
+}
+
+/* Runs 'req' on 'dev' one step per call; returns the errno it replied,
+ * with the number of calls in '*calls' and the peer counts seen between
+ * calls, smallest and largest, in '*min' and '*max'. */
+static int
+run_sliced(struct wg_device *dev, const char *req, int *calls,
+           size_t *min, size_t *max, struct ds *reply)
+{
+    struct wg_uapi_job *job = wg_uapi_job_create(req, strlen(req), reply);
+    int error;
+
+    *calls = 0;
+    *min = SIZE_MAX;
+    *max = 0;
+    while (!wg_uapi_job_run(job, dev, &test_hooks, NULL, 0, reply)) {
+        size_t n = wg_device_peer_count(dev);
+
+        *calls += 1;
+        *min = MIN(*min, n);
+        *max = MAX(*max, n);
+    }
+    error = wg_uapi_job_error(job);
+    wg_uapi_job_destroy(job);
+    return error;
+}
+
+static size_t
+count_str(const char *s, const char *needle)
+{
+    size_t n = 0;
+
+    for (; (s = strstr(s, needle)); s++) {
+        n++;
+    }
+    return n;
+}
+
+static void
+test_uapi_slices(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
+{
+    struct wg_device *dev = new_device();
+    struct ds reply = DS_EMPTY_INITIALIZER;
+    char *bad = slice_request("", "listen_port=x\n");
+    char *good = slice_request("replace_peers=true\n", "");
+    size_t min, max;
+    int calls;
+
+    /* A bad last line: checked in slices, nothing applied. */
+    WGTEST_CHECK(run_sliced(dev, bad, &calls, &min, &max, &reply) == EPROTO);
+    WGTEST_CHECK(calls > 0 && max == 0);
+
+    /* Peers added a section at a time. */
+    ds_clear(&reply);
+    WGTEST_CHECK(run_sliced(dev, good, &calls, &min, &max, &reply) == 0);
+    WGTEST_CHECK(wg_device_peer_count(dev) == SLICE_PEERS);
+    WGTEST_CHECK(min == 0 && max == SLICE_PEERS && calls > SLICE_PEERS);
+
+    /* replace_peers=true removes them a peer at a time. */
+    ds_clear(&reply);
+    WGTEST_CHECK(run_sliced(dev, "set=1\nreplace_peers=true\n\n", &calls,
+                            &min, &max, &reply) == 0);
+    WGTEST_CHECK(wg_device_peer_count(dev) == 0);
+    WGTEST_CHECK(min == 0 && max == SLICE_PEERS && calls > SLICE_PEERS);
+
+    /* A get lists the peers present at its first step that are still
+     * there at their turn. */
+    ds_clear(&reply);
+    WGTEST_CHECK(run_sliced(dev, good, &calls, &min, &max, &reply) == 0);
+    ds_clear(&reply);
+    struct wg_uapi_job *job = wg_uapi_job_create("get=1\n\n", 7, &reply);
+    uint8_t last[WG_KEY_LEN];
+
+    slice_key(last, SLICE_PEERS);
+
+    WGTEST_CHECK(!wg_uapi_job_run(job, dev, &test_hooks, NULL, 0, &reply));
+    wg_device_peer_remove(dev, wg_device_peer_lookup(dev, last));
+    while (!wg_uapi_job_run(job, dev, &test_hooks, NULL, 0, &reply)) {
+        continue;
+    }
+    WGTEST_CHECK(wg_uapi_job_error(job) == 0);
+    WGTEST_CHECK(count_str(ds_cstr(&reply), "public_key=")
+                 == SLICE_PEERS - 1);
+    wg_uapi_job_destroy(job);
+
+    wg_uapi_ds_wipe(&reply);
+    free(bad);
+    free(good);
+    wg_device_destroy(dev);
+    printf("sliced set, replace and get passed\n");
+}
+WGTEST_REGISTER("uapi-slices", test_uapi_slices);

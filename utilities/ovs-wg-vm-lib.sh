@@ -153,6 +153,17 @@ wgt_vm_tap() {
     echo -netdev tap,id=n0,ifname=$tap,script=no,downscript=no,vhost=off,vnet_hdr=on
 }
 
+# wgt_vm_underlay N NAME MTU: VM NAME as a host of the underlay rather than
+# a guest of the bridge: TAP vmNAME (vnet_hdr) in host N's namespace is an
+# interface of host N itself, up with MTU, not a port of br0 (the caller
+# gives it addresses).  Prints QEMU's -netdev option.
+wgt_vm_underlay() {
+    local tap=vm$2 hns=$WGT_PREFIX-h$1
+    ip -n $hns tuntap add dev $tap mode tap vnet_hdr || return 1
+    ip -n $hns link set $tap mtu $3 up
+    echo -netdev tap,id=n0,ifname=$tap,script=no,downscript=no,vhost=off,vnet_hdr=on
+}
+
 # wgt_vm_vhost_user N NAME MTU: VM NAME's backend on OVS-DPDK host N: a
 # dpdkvhostuserclient port vhuNAME whose socket QEMU serves (OVS
 # reconnects when the VM restarts).  Prints QEMU's options: the guest's
@@ -179,9 +190,11 @@ wgt_vm_mac() {
 # separated addresses with prefix), mtu (default 1420, also the TAP's),
 # route (comma-separated PREFIX@GATEWAY), offload (ethtool -K settings as
 # K:V,...), features (tso, rx-notso or notso; default tso), disk (MBYTES:
-# disks for wgt_vm_xfer, see wgt_vm_disks), backend (tap, the default, or
-# vhost-user on an OVS-DPDK host), run (a shell command the guest's init
-# runs once before it says it is ready, its output on the console).
+# disks for wgt_vm_xfer, see wgt_vm_disks), backend (tap, the default,
+# vhost-user on an OVS-DPDK host, or underlay: the VM is on host N's own
+# link, see wgt_vm_underlay), modules (module sets the guest loads, e.g.
+# wireguard), run (a shell command the guest's init runs once before it
+# says it is ready, its output on the console).
 wgt_vm_start() {
     local n=$1 name=$2 hns=$WGT_PREFIX-h$1 dir=$WGT_DIR/vm-$2
     local mtu=1420 features=tso append="wgvm.name=$2" kv mac disk=
@@ -193,6 +206,7 @@ wgt_vm_start() {
             mtu=*) mtu=${kv#*=} ;;
             features=*) features=${kv#*=} ;;
             backend=tap) ;;
+            backend=underlay) backend=underlay ;;
             backend=vhost-user) backend=vhost_user
                                 # QEMU 7.2 under TCG crashes starting
                                 # vhost-user with MSI-X.
@@ -200,7 +214,7 @@ wgt_vm_start() {
             disk=*) wgt_vm_disks "$dir" ${kv#*=}
                     disk="-drive file=$dir/src.img,format=raw,if=virtio,readonly=on
                           -drive file=$dir/dst.img,format=raw,if=virtio,cache=unsafe" ;;
-            ip=*|route=*|offload=*) append="$append wgvm.$kv" ;;
+            ip=*|route=*|offload=*|modules=*) append="$append wgvm.$kv" ;;
             run=*) append="$append wgvm.run=$(printf '%s\n' "${kv#*=}" \
                                                 | base64 -w0)" ;;
             *) echo "wgt_vm_start: unknown key $kv" >&2; return 1 ;;
