@@ -41,6 +41,10 @@
 # certificate (CN = chassis name); call wgo_underlay_up before
 # wgo_central_up then.
 #
+# With WGO_IPV6 set, the encap IPs are fd00:31::N/64 and the WireGuard
+# endpoints the underlay's fd00:150::N (set WGO_WG_MTU=1420 and
+# WGO_GUEST_MTU=1342 then: 1500 - 80, and 1420 - 78 for Geneve over IPv6).
+#
 # The MTU rule: underlay 1500 - WireGuard over IPv4 (60) = 1440 for the
 # port; 1440 - Geneve as OVN sends it (58) = 1382 for the guests.
 
@@ -151,6 +155,24 @@ wgo_underlay_up() {
     ip -n $ns link set ulbr up
 }
 
+# wgo_encap_ip N: chassis N's encap IP.
+wgo_encap_ip() {
+    if [ -n "${WGO_IPV6:-}" ]; then
+        echo fd00:31::$1
+    else
+        echo 172.31.0.$1
+    fi
+}
+
+# wgo_endpoint N: chassis N's WireGuard endpoint on the underlay.
+wgo_endpoint() {
+    if [ -n "${WGO_IPV6:-}" ]; then
+        echo "[fd00:150::$1]:51820"
+    else
+        echo 192.168.150.$1:51820
+    fi
+}
+
 # wgo_chassis_up N [OTHER_CONFIG...]: chassis N with everything it runs
 # (but its agent with WGO_NO_AGENT set).
 # OTHER_CONFIG are key=value pairs for Open_vSwitch other_config.
@@ -177,16 +199,20 @@ wgo_chassis_up() {
         external_ids:system-id=ch$n \
         external_ids:ovn-remote="$(wgo_sb_remote)" \
         external_ids:ovn-encap-type=geneve \
-        external_ids:ovn-encap-ip=172.31.0.$n \
+        external_ids:ovn-encap-ip=$(wgo_encap_ip $n) \
         external_ids:ovn-bridge-datapath-type=netdev \
-        external_ids:wireguard-endpoint=192.168.150.$n:51820
+        external_ids:wireguard-endpoint=$(wgo_endpoint $n)
     wgt_vswitchd_start $n || return 1
     if [ -n "${WGO_PLAIN:-}" ]; then
         wgo_phy_plain $n || return 1
     else
         wgo_phy_wireguard $n || return 1
     fi
-    ip -n $ns addr add 172.31.0.$n/24 dev br-phy
+    if [ -n "${WGO_IPV6:-}" ]; then
+        ip -n $ns addr add $(wgo_encap_ip $n)/64 dev br-phy nodad
+    else
+        ip -n $ns addr add $(wgo_encap_ip $n)/24 dev br-phy
+    fi
     ip -n $ns link set br-phy up
     wgo_controller_start $n || return 1
     [ -n "${WGO_PLAIN:-}${WGO_NO_AGENT:-}" ] || wgo_agent_start $n
