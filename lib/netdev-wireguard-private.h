@@ -143,6 +143,9 @@ struct netdev_wg_offload_stats {
       "the crypto library failed to encrypt")                              \
     C(TX_GSO_ERROR, "tx_drop_gso_error", WARN,                             \
       "a super-packet could not be segmented")                             \
+    C(TX_TUNNEL_TSO, "tx_drop_tunnel_tso", WARN,                           \
+      "a tunnel super-packet (Geneve or VXLAN over this port): this Open "   \
+      "vSwitch does not segment it for the port, see status:tx_tunnel_tso") \
     C(TX_FRAG_ERROR, "tx_drop_frag_error", WARN,                           \
       "a packet could not be fragmented")                                  \
     C(TX_HANDSHAKE_FAILED, "tx_drop_handshake_failed", INFO,               \

@@ -53,6 +53,7 @@ COVERAGE_DEFINE(wg_tx_queue_full);
 COVERAGE_DEFINE(wg_tx_no_endpoint);
 COVERAGE_DEFINE(wg_tx_encrypt_error);
 COVERAGE_DEFINE(wg_tx_gso_error);
+COVERAGE_DEFINE(wg_tx_tunnel_tso);
 COVERAGE_DEFINE(wg_tx_handshake_failed);
 COVERAGE_DEFINE(wg_tx_super_packet);
 COVERAGE_DEFINE(wg_tx_segment);
@@ -177,6 +178,18 @@ netdev_wg_send_super(struct netdev_wireguard *wg, struct wg_peer *peer,
     size_t n_slots, n_segs, size = wg->tx.slots.slot_size;
     uint8_t *base;
 
+    if (!pkt_ip_parse(inner, len, &info) && info.l4_proto == IPPROTO_UDP) {
+        /* Geneve or VXLAN of OVS's own tunnels whose inner TCP packet is a
+         * super-packet: OVS 3.3 and 3.4 pass these unsegmented to a port
+         * that takes TSO (3.5 on segments them first).  Said in the
+         * status, as the fix is in the configuration. */
+        COVERAGE_INC(wg_tx_tunnel_tso);
+        netdev_wg_tx_drop(wg, NETDEV_WG_TX_TUNNEL_TSO);
+        if (is_pow2(wg->counters[NETDEV_WG_TX_TUNNEL_TSO])) {
+            netdev_change_seq_changed(&wg->up);
+        }
+        return;
+    }
     if (pkt_ip_parse(inner, len, &info) || info.l4_proto != IPPROTO_TCP) {
         COVERAGE_INC(wg_tx_gso_error);
         netdev_wg_tx_error(wg, NETDEV_WG_TX_GSO_ERROR);
@@ -324,6 +337,11 @@ netdev_wg_check_mtu(struct netdev_wireguard *wg, const struct dp_packet *pkt,
     default:
         COVERAGE_INC(wg_tx_too_big);
         netdev_wg_tx_drop(wg, NETDEV_WG_TX_TOO_BIG);
+        if (is_pow2(wg->counters[NETDEV_WG_TX_TOO_BIG])) {
+            /* status:tx_too_big, refreshed a logarithmic number of times:
+             * OVS reads the status only when the change sequence moves. */
+            netdev_change_seq_changed(&wg->up);
+        }
         n = bridge_l2_icmp_too_big(wg->l2, dp_packet_data(pkt),
                                    dp_packet_size(pkt), wg->mtu, icmp,
                                    sizeof icmp);

@@ -386,6 +386,42 @@ netdev_wireguard_get_config(const struct netdev *netdev, struct smap *args)
     return 0;
 }
 
+/* Geneve as OVN sends it over an IPv4 (IPv6) outer header: outer IP, UDP,
+ * Geneve, OVN's 8-byte option and the inner Ethernet header. */
+#define NETDEV_WG_GENEVE4_OVERHEAD 58
+#define NETDEV_WG_GENEVE6_OVERHEAD 78
+
+/* Says in 'smap' why packets of OVS's tunnels (Geneve, VXLAN) over the
+ * port were dropped, if any were: too big for the inner MTU (the tunnel
+ * sets DF and never hears the ICMP answer), or tunnel super-packets the
+ * port cannot segment.  Their only trace is this. */
+static void
+netdev_wg_mtu_status(const struct netdev_wireguard *wg, struct smap *smap)
+    OVS_REQUIRES(wg->mutex)
+{
+    uint64_t n = wg->counters[NETDEV_WG_TX_TOO_BIG];
+    uint64_t n_tunnel_tso = wg->counters[NETDEV_WG_TX_TUNNEL_TSO];
+
+    if (n_tunnel_tso) {
+        smap_add_format(smap, "tx_tunnel_tso",
+                        "%"PRIu64" tunnel super-packets (Geneve or VXLAN "
+                        "over this port, userspace-tso on) dropped: this "
+                        "Open vSwitch passes them unsegmented (3.5 and later "
+                        "segment them); turn other_config:"
+                        "userspace-tso-enable off, or TSO off in the "
+                        "guests", n_tunnel_tso);
+    }
+    if (n) {
+        smap_add_format(smap, "tx_too_big",
+                        "%"PRIu64" packets over the inner MTU %d dropped "
+                        "(Geneve over this port, as OVN sends it: logical "
+                        "MTU at most %d with an IPv4 encap IP, %d with "
+                        "IPv6)", n, wg->mtu,
+                        wg->mtu - NETDEV_WG_GENEVE4_OVERHEAD,
+                        wg->mtu - NETDEV_WG_GENEVE6_OVERHEAD);
+    }
+}
+
 static int
 netdev_wireguard_get_status(const struct netdev *netdev, struct smap *smap)
 {
@@ -415,6 +451,7 @@ netdev_wireguard_get_status(const struct netdev *netdev, struct smap *smap)
     if (wg->mtu_error) {
         smap_add(smap, "mtu_error", wg->mtu_error);
     }
+    netdev_wg_mtu_status(wg, smap);
     netdev_wg_uapi_status(wg, smap);
     smap_add(smap, "userspace_tso", wg->tso ? "true" : "false");
     ovs_mutex_unlock(&wg->mutex);

@@ -46,7 +46,8 @@ TESTSUITE_AT = \
 	tests/wireguard-ops.at \
 	tests/wireguard-dns.at \
 	tests/wireguard-traffic.at \
-	tests/wireguard-forgery.at
+	tests/wireguard-forgery.at \
+	tests/ovn-agent.at
 
 SYSTEM_TESTSUITE_AT = \
 	tests/system-testsuite.at \
@@ -61,7 +62,8 @@ SYSTEM_TESTSUITE_AT = \
 	tests/system-vm.at \
 	tests/system-dpdk.at \
 	tests/system-bench.at \
-	tests/system-package.at
+	tests/system-package.at \
+	tests/system-ovn.at
 
 # The handshake flood generator of tests/system-wg-flood.at.
 noinst_PROGRAMS += tests/wg-handshake-flood
@@ -243,7 +245,7 @@ STYLE_FILES = $(filter %.c %.h,$(lib_libovswireguard_la_SOURCES) \
 	$(tests_wg_handshake_flood_SOURCES) $(FUZZ_SOURCES) tests/fuzz-util.h)
 # OVS 3.5.0's checkpatch also checks a mail subject in file mode (the file
 # name): those lines are not about our code and are left out.
-check-style: check-layering
+check-style: check-layering check-flake8
 	@cd $(srcdir) && { python3 '$(OVS_SRCDIR)/utilities/checkpatch.py' -q \
 	  -f $(STYLE_FILES) 2>&1; echo "checkpatch exit status $$?"; } \
 	  | grep -v -e '^Subject missing! ' -e '^Subject: ' -e '^$$' \
@@ -261,4 +263,13 @@ check-style: check-layering
 check-layering:
 	@python3 '$(srcdir)/utilities/checks/lib-layering' '$(srcdir)/lib'
 
-.PHONY: check-layering check-system check-style clean-ovs-links
+# flake8 (with the hacking plugin OVS's own Python is checked with, when
+# installed) over our Python daemon; skipped, saying so, without flake8.
+FLAKE8_FILES = utilities/ovs-monitor-wireguard
+check-flake8:
+	@if /usr/bin/python3 -m flake8 --version >/dev/null 2>&1; then \
+	  cd '$(srcdir)' && /usr/bin/python3 -m flake8 $(FLAKE8_FILES) \
+	  && echo "check-flake8: $(words $(FLAKE8_FILES)) files OK"; \
+	else echo "check-flake8: skipped (no flake8 for /usr/bin/python3)"; fi
+
+.PHONY: check-flake8 check-layering check-system check-style clean-ovs-links

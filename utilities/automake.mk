@@ -25,7 +25,13 @@ EXTRA_DIST += \
 	utilities/ovs-wg-lib.sh \
 	utilities/ovs-wg-vm-lib.sh \
 	utilities/ovs-wg-dpdk-lib.sh \
+	utilities/ovs-wg-ovn-lib.sh \
 	utilities/ovs-wg-vm-image \
 	utilities/ovs-wg-vm-exec \
 	utilities/vm/init \
 	utilities/vm/wgvm-xfer
+
+# The OVN agent (Documentation/howto/ovn.rst), a daemon of its own like
+# OVS's ovs-monitor-ipsec; the Debian package adds its systemd unit.
+dist_sbin_SCRIPTS = utilities/ovs-monitor-wireguard
+dist_man_MANS = utilities/ovs-monitor-wireguard.8

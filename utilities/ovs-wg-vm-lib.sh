@@ -139,14 +139,17 @@ os.close(fd)' "$2"
 }
 
 # wgt_vm_tap N NAME MTU: VM NAME's network backend on host N: TAP vmNAME
-# (vnet_hdr) in host N's namespace, a port of its br0.  Prints QEMU's
-# -netdev option.
+# (vnet_hdr) in host N's namespace, a port of its br0 (of bridge
+# $WGT_VM_BRIDGE if set, with interface settings $WGT_VM_IFACE_ARGS, such
+# as OVN's external_ids:iface-id=PORT).  Prints QEMU's -netdev option.
 wgt_vm_tap() {
     local n=$1 tap=vm$2 hns=$WGT_PREFIX-h$1
     ip -n $hns tuntap add dev $tap mode tap vnet_hdr || return 1
     ip -n $hns link set $tap mtu $3 up
     wgt_tap_offload $hns $tap || return 1
-    wgt_on $n ovs-vsctl add-port br0 $tap || return 1
+    wgt_on $n ovs-vsctl add-port ${WGT_VM_BRIDGE:-br0} $tap \
+        ${WGT_VM_IFACE_ARGS:+-- set interface $tap $WGT_VM_IFACE_ARGS} \
+        || return 1
     echo -netdev tap,id=n0,ifname=$tap,script=no,downscript=no,vhost=off,vnet_hdr=on
 }
 
@@ -174,6 +177,12 @@ wgt_vm_vhost_user() {
          -numa node,memdev=mem \
          -chardev socket,id=vhu,path="$sock",server=on \
          -netdev vhost-user,id=n0,chardev=vhu,vhostforce=on
+}
+
+# wgt_vm_mac NAME: the MAC address of VM NAME's virtio-net device.
+wgt_vm_mac() {
+    echo 52:54:00:$(echo "$WGT_PREFIX $1" | md5sum \
+                    | sed 's/^\(..\)\(..\)\(..\).*/\1:\2:\3/')
 }
 
 # wgt_vm_start N NAME [KEY=VALUE...]: starts VM NAME on host N and returns
@@ -213,7 +222,7 @@ wgt_vm_start() {
     done
     wgt_vm_image && wgt_vm_accel > /dev/null || return 1
     features=$(wgt_vm_features $features) || return 1
-    mac=52:54:00:$(echo "$WGT_PREFIX $name" | md5sum | sed 's/^\(..\)\(..\)\(..\).*/\1:\2:\3/')
+    mac=$(wgt_vm_mac $name)
     net=$(wgt_vm_$backend $n $name $mtu) || return 1
     # QEMU binds the agent socket by a name relative to 'dir' (its working
     # directory), so that a long $WGT_DIR stays within the 108 bytes of a
