@@ -92,15 +92,21 @@ wgt_vswitchd_start() {
         2>/dev/null
 }
 
-# wgt_vswitchd_kill N: kills host N's ovs-vswitchd with SIGKILL (a crash,
-# no cleanup) and waits until it is gone.
-wgt_vswitchd_kill() {
+# wgt_kill_wait PIDFILE [SIGNAL]: sends SIGNAL (default TERM) to the
+# process of PIDFILE and waits until it is gone.
+wgt_kill_wait() {
     local pid
-    pid=$(cat "$WGT_DIR/h$1/ovs-vswitchd.pid") || return 1
-    kill -9 $pid || return 1
+    pid=$(cat "$1") || return 1
+    kill -${2:-TERM} $pid || return 1
     while kill -0 $pid 2>/dev/null; do
         sleep 0.05
     done
+}
+
+# wgt_vswitchd_kill N: kills host N's ovs-vswitchd with SIGKILL (a crash,
+# no cleanup) and waits until it is gone.
+wgt_vswitchd_kill() {
+    wgt_kill_wait "$WGT_DIR/h$1/ovs-vswitchd.pid" KILL
 }
 
 # wgt_underlay N M: a veth cable between hosts N and M.
@@ -287,9 +293,17 @@ wgt_capture_start() {
 # wgt_capture_if N IFACE NAME [TCPDUMP-OPTION...] FILTER...: the same on
 # interface IFACE of host N (options such as "-Q in" go before the filter).
 wgt_capture_if() {
-    local n=$1 iface=$2 name=$3 i
+    local n=$1
+    shift
+    wgt_capture_ns $WGT_PREFIX-h$n "$@"
+}
+
+# wgt_capture_ns NETNS IFACE NAME [TCPDUMP-OPTION...] FILTER...: the same
+# on interface IFACE of network namespace NETNS.
+wgt_capture_ns() {
+    local ns=$1 iface=$2 name=$3 i
     shift 3
-    ip netns exec $WGT_PREFIX-h$n tcpdump -i $iface -nn -U -s 128 \
+    ip netns exec $ns tcpdump -i $iface -nn -U -s 128 \
         -w "$WGT_DIR/$name.pcap" "$@" > /dev/null 2> "$WGT_DIR/$name.err" &
     echo $! > "$WGT_DIR/$name.pid"
     for i in $(seq 100); do

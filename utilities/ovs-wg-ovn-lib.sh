@@ -120,12 +120,7 @@ wgo_sb_remote() {
 
 # wgo_db_stop DB: stops the ovsdb-server of database DB (nb or sb).
 wgo_db_stop() {
-    local pid
-    pid=$(cat "$WGT_DIR/ovsdb-$1.pid") || return 1
-    kill $pid
-    while kill -0 $pid 2>/dev/null; do
-        sleep 0.05
-    done
+    wgt_kill_wait "$WGT_DIR/ovsdb-$1.pid"
 }
 
 # wgo_central_up: the Northbound and Southbound databases and ovn-northd.
@@ -250,12 +245,7 @@ wgo_controller_start() {
 # wgo_controller_stop N: stops ovn-controller of chassis N (its Chassis
 # row stays, as after a crash).
 wgo_controller_stop() {
-    local pid
-    pid=$(cat "$WGT_DIR/h$1/ovn-controller.pid") || return 1
-    kill $pid
-    while kill -0 $pid 2>/dev/null; do
-        sleep 0.05
-    done
+    wgt_kill_wait "$WGT_DIR/h$1/ovn-controller.pid"
 }
 
 # wgo_agent_start N: ovs-monitor-wireguard of chassis N, on Debian's
@@ -358,14 +348,7 @@ wgo_reach() {
 # chassis' traffic) into $WGT_DIR/NAME.pcap, as wgt_capture_start does
 # (wgt_capture_stop and wgt_capture_count take NAME).
 wgo_capture_start() {
-    local name=$1 i
+    local name=$1
     shift
-    ip netns exec $WGT_PREFIX-ul tcpdump -i ulbr -nn -U -s 128 \
-        -w "$WGT_DIR/$name.pcap" "$@" > /dev/null 2> "$WGT_DIR/$name.err" &
-    echo $! > "$WGT_DIR/$name.pid"
-    for i in $(seq 100); do
-        grep -q 'listening on' "$WGT_DIR/$name.err" && return 0
-        sleep 0.1
-    done
-    return 1
+    wgt_capture_ns $WGT_PREFIX-ul ulbr "$name" "$@"
 }
