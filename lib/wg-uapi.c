@@ -629,37 +629,41 @@ apply_device_op(struct wg_uapi_job *job, struct uapi_ctx *ctx,
     }
 }
 
-/* Reads the rest of the peer section that 'first' starts into job->ops. */
 static void
-read_section(struct wg_uapi_job *job, const struct uapi_op *first)
+add_op(struct wg_uapi_job *job, const struct uapi_op *op)
 {
-    job->n_ops = 0;
-    for (;;) {
-        struct uapi_cursor before = job->cur;
-        struct uapi_op op = *first;
-
-        if (job->n_ops && cursor_at_end(&job->cur)) {
-            return;
-        }
-        if (job->n_ops) {
-            ignore(parse_next(&job->cur, &op, &job->what));
-            if (op.key == K_PUBLIC_KEY) {
-                job->cur = before;
-                wg_crypto_wipe(&op, sizeof op);
-                return;
-            }
-        }
-        if (job->n_ops >= job->allocated_ops) {
-            job->ops = x2nrealloc(job->ops, &job->allocated_ops,
-                                  sizeof *job->ops);
-        }
-        job->ops[job->n_ops++] = op;
-        wg_crypto_wipe(&op, sizeof op);
+    if (job->n_ops >= job->allocated_ops) {
+        job->ops = x2nrealloc(job->ops, &job->allocated_ops,
+                              sizeof *job->ops);
     }
+    job->ops[job->n_ops++] = *op;
 }
 
-/* Set: applies the next device line or peer section (the check found
- * every line valid). */
+/* Reads the peer section that 'first' starts into job->ops. */
+static int
+read_section(struct wg_uapi_job *job, const struct uapi_op *first)
+{
+    int error = 0;
+
+    job->n_ops = 0;
+    add_op(job, first);
+    while (!error && !cursor_at_end(&job->cur)) {
+        struct uapi_cursor before = job->cur;
+        struct uapi_op op;
+
+        error = parse_next(&job->cur, &op, &job->what);
+        if (!error && op.key == K_PUBLIC_KEY) {
+            job->cur = before;
+            wg_crypto_wipe(&op, sizeof op);
+            break;
+        }
+        add_op(job, &op);
+        wg_crypto_wipe(&op, sizeof op);
+    }
+    return error;
+}
+
+/* Set: applies the next device line or peer section. */
 static void
 apply_step(struct wg_uapi_job *job, struct uapi_ctx *ctx, struct ds *reply)
 {
@@ -670,12 +674,16 @@ apply_step(struct wg_uapi_job *job, struct uapi_ctx *ctx, struct ds *reply)
         job_finish(job, 0, reply);
         return;
     }
-    ignore(parse_next(&job->cur, &op, &job->what));
-    if (op.key == K_PUBLIC_KEY) {
-        read_section(job, &op);
-        error = apply_section(ctx, job->ops, job->n_ops);
+    /* The check found every line valid; should one fail now, so does the
+     * request. */
+    error = parse_next(&job->cur, &op, &job->what);
+    if (!error && op.key == K_PUBLIC_KEY) {
+        error = read_section(job, &op);
+        if (!error) {
+            error = apply_section(ctx, job->ops, job->n_ops);
+        }
         wg_crypto_wipe(job->ops, job->n_ops * sizeof *job->ops);
-    } else {
+    } else if (!error) {
         error = apply_device_op(job, ctx, &op);
     }
     wg_crypto_wipe(&op, sizeof op);
