@@ -220,12 +220,13 @@ netdev_wg_show_step(struct netdev_wg_show_job *job)
 void
 netdev_wg_appctl_run(void)
 {
-    long long int deadline = time_usec() + NETDEV_WG_SLICE_US;
     struct netdev_wg_show_job *job;
+    long long int deadline;
 
     if (ovs_list_is_empty(&show_jobs)) {
-        return;
+        return;             /* Every main-loop pass: no clock read. */
     }
+    deadline = time_usec() + NETDEV_WG_SLICE_US;
     job = CONTAINER_OF(ovs_list_front(&show_jobs), struct netdev_wg_show_job,
                        node);
     while (!netdev_wg_show_step(job)) {

@@ -264,8 +264,9 @@ extern struct ovs_list netdev_wg_list OVS_GUARDED_BY(netdev_wg_list_mutex);
  * mutex serializes, and intel-ipsec-mb has one manager per thread
  * (wg-aead-ipsecmb.c).  Control work that may be long runs in slices on
  * the main thread, the mutex taken for one slice at a time: a UAPI request
- * (wg-uapi.h, WG_UAPI_SLICE_US), so that a dump or a setconf of 10,000
- * peers never keeps the data path waiting. */
+ * (wg-uapi.h, WG_UAPI_SLICE_US) and "wireguard/show" (netdev-wireguard-
+ * appctl.c, NETDEV_WG_SLICE_US), so that a dump, a setconf or a listing
+ * of 10,000 peers never keeps the data path waiting. */
 
 /* netdev-wireguard-events.c: peer events (see the top of that file). */
 
