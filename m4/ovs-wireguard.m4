@@ -186,10 +186,8 @@ AC_DEFUN([OVSWG_CHECK_CRYPTO_LIBS], [
 libssl-dev)])])
 ])
 
-dnl OVSWG_ENABLE_SANITIZERS
+dnl OVSWG_CHECK_IPSEC_MB
 dnl
-dnl --enable-asan builds everything of ours with AddressSanitizer and
-dnl UndefinedBehaviorSanitizer.
 dnl intel-ipsec-mb (Debian: libipsec-mb-dev, x86-64 only) for the data-path
 dnl ChaCha20-Poly1305: used when found, unless --without-ipsec-mb;
 dnl --with-ipsec-mb makes its absence an error.
@@ -218,17 +216,48 @@ AC_DEFUN([OVSWG_CHECK_IPSEC_MB], [
   AM_CONDITIONAL([HAVE_IPSEC_MB], [test "$have_ipsec_mb" = yes])
 ])
 
+dnl OVSWG_ENABLE_SANITIZERS
+dnl
+dnl --enable-asan builds everything of ours with AddressSanitizer and
+dnl UndefinedBehaviorSanitizer; --enable-tsan with ThreadSanitizer, against
+dnl an Open vSwitch built with it too.  One or the other.
 AC_DEFUN([OVSWG_ENABLE_SANITIZERS], [
   AC_ARG_ENABLE([asan],
     [AS_HELP_STRING([--enable-asan],
                     [build with AddressSanitizer and UBSan (debug)])],
     [], [enable_asan=no])
+  AC_ARG_ENABLE([tsan],
+    [AS_HELP_STRING([--enable-tsan],
+                    [build with ThreadSanitizer (debug; needs an Open vSwitch
+                     built with -fsanitize=thread too)])],
+    [], [enable_tsan=no])
+  AS_IF([test "$enable_asan" = yes && test "$enable_tsan" = yes],
+    [AC_MSG_ERROR([--enable-asan and --enable-tsan exclude each other (the
+sanitizers cannot share a program): configure one build directory for each])])
   SANITIZER_CFLAGS=
   SANITIZER_LDFLAGS=
   AS_IF([test "$enable_asan" = yes],
     [SANITIZER_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer"
      SANITIZER_CFLAGS="$SANITIZER_CFLAGS -fno-sanitize-recover=undefined"
      SANITIZER_LDFLAGS="-fsanitize=address,undefined"])
+  dnl ThreadSanitizer sees the synchronization only of instrumented code: an
+  dnl uninstrumented Open vSwitch (its atomics, seq, RCU) would make every
+  dnl hand-over through it look like a race in our code.
+  AS_IF([test "$enable_tsan" = yes],
+    [AC_MSG_CHECKING([whether Open vSwitch is built with -fsanitize=thread])
+     AS_IF([sed -n 's/^CFLAGS = //p' "$OVS_BUILDDIR/Makefile" \
+              | grep -q -- '-fsanitize=thread'],
+       [AC_MSG_RESULT([yes])],
+       [AC_MSG_RESULT([no])
+        AC_MSG_ERROR([--enable-tsan needs an Open vSwitch build configured
+with CFLAGS="-fsanitize=thread ..." LDFLAGS=-fsanitize=thread (the whole
+program instrumented); $OVS_BUILDDIR is not ('./quickstart build --tsan'
+builds one)])])
+     SANITIZER_CFLAGS="-fsanitize=thread -fno-omit-frame-pointer"
+     SANITIZER_LDFLAGS="-fsanitize=thread"
+     dnl In CFLAGS, which come after AM_CFLAGS on the command line: -O1
+     dnl wins over the default -O2 (ThreadSanitizer's advice).
+     CFLAGS="$CFLAGS -O1 -g"])
   AC_SUBST([SANITIZER_CFLAGS])
   AC_SUBST([SANITIZER_LDFLAGS])
   AM_CONDITIONAL([ASAN], [test "$enable_asan" = yes])
@@ -236,9 +265,15 @@ AC_DEFUN([OVSWG_ENABLE_SANITIZERS], [
 
 dnl OVSWG_CHECK_FUZZER
 dnl
-dnl Looks for clang with libFuzzer support for the fuzz targets.
+dnl Looks for clang with libFuzzer support for the fuzz targets (none in a
+dnl --enable-tsan build).
 AC_DEFUN([OVSWG_CHECK_FUZZER], [
   AC_CHECK_PROGS([FUZZ_CC], [clang clang-14], [])
+  dnl The targets link Open vSwitch's library with AddressSanitizer, which
+  dnl cannot link a library built with ThreadSanitizer.
+  AS_IF([test -n "$FUZZ_CC" && test "$enable_tsan" = yes],
+    [AC_MSG_NOTICE([no libFuzzer targets in a ThreadSanitizer build])
+     FUZZ_CC=])
   AS_IF([test -n "$FUZZ_CC"],
     [AC_MSG_CHECKING([whether $FUZZ_CC supports -fsanitize=fuzzer])
      echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }' \
