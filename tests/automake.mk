@@ -26,6 +26,7 @@
 TESTSUITE_AT = \
 	tests/testsuite.at \
 	tests/skip-macros.at \
+	tests/sanitizer-macros.at \
 	tests/layering.at \
 	tests/pkt-csum.at \
 	tests/pkt-gro.at \
@@ -52,6 +53,7 @@ TESTSUITE_AT = \
 SYSTEM_TESTSUITE_AT = \
 	tests/system-testsuite.at \
 	tests/skip-macros.at \
+	tests/sanitizer-macros.at \
 	tests/system-macros.at \
 	tests/system-wireguard.at \
 	tests/system-wg-interop.at \
@@ -71,6 +73,7 @@ tests_wg_handshake_flood_SOURCES = tests/wg-handshake-flood.c
 tests_wg_handshake_flood_LDADD = $(WG_LDADD)
 
 EXTRA_DIST += $(TESTSUITE_AT) $(SYSTEM_TESTSUITE_AT) tests/atlocal.in \
+	tests/tsan.supp \
 	tests/wg-frames.py tests/system-relay.py tests/wg-forge-relay.py \
 	tests/wg-dns-stub.py tests/wg-ecn-relay.py \
 	tests/wg-paced-xfer.py tests/wg-uapi-abuse.py tests/wg-pcap-replay.py
