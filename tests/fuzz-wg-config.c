@@ -380,7 +380,13 @@ fuzz_check_endpoint(const struct wg_config_peer *peer, const char *option)
     const struct sockaddr_storage *ss = &peer->endpoint;
 
     if (!option) {
-        FUZZ_CHECK(!peer->endpoint_len);
+        FUZZ_CHECK(!peer->endpoint_len && !peer->endpoint_host);
+        return;
+    }
+    if (peer->endpoint_host) {
+        /* "name:port", kept as text for the port to resolve. */
+        FUZZ_CHECK(!peer->endpoint_len && peer->endpoint_host[0]
+                   && peer->endpoint_port != 0);
         return;
     }
     FUZZ_CHECK(ss->ss_family == AF_INET
