@@ -559,7 +559,7 @@ void
 wg_device_peer_send_keepalive(struct wg_device *dev, struct wg_peer *peer)
 {
     uint8_t msg[WG_MSG_KEEPALIVE_LEN];
-    int len = wg_device_encrypt(dev, peer, msg, 0, sizeof msg);
+    int len = wg_device_encrypt_from(dev, peer, msg, sizeof msg, NULL, 0);
 
     if (len > 0) {
         dev->hooks.send(dev->aux, (const struct sockaddr *) &peer->endpoint,
@@ -590,25 +590,44 @@ keep_key_fresh_send(struct wg_device *dev, struct wg_peer *peer,
     }
 }
 
-/* Header, padding, AEAD with the next counter of 'kp'. */
+/* Header, then the inner packet 'inner' with its padding to 'padded' bytes
+ * sealed with the next counter of 'kp'. */
 static bool
-seal_data(struct wg_noise_keypair *kp, uint8_t *msg, size_t inner_len,
-          size_t padded)
+seal_data(struct wg_noise_keypair *kp, uint8_t *msg, const uint8_t *inner,
+          size_t inner_len, size_t padded)
 {
     struct wg_msg_data *hdr = (struct wg_msg_data *) msg;
     uint64_t counter = kp->send_counter++;
 
-    memset(msg + WG_DEVICE_HEADROOM + inner_len, 0, padded - inner_len);
     hdr->type = htole32(WG_MSG_DATA);
     hdr->receiver = htole32(kp->remote_index);
     hdr->counter = htole64(counter);
-    return wg_aead_seal(kp->send_key, counter, msg + WG_DEVICE_HEADROOM,
-                        msg + WG_DEVICE_HEADROOM, padded, NULL, 0);
+    return wg_aead_seal_padded(kp->send_key, counter,
+                               msg + WG_DEVICE_HEADROOM, inner, inner_len,
+                               padded - inner_len);
+}
+
+/* After a message of 'total' bytes ('inner_len' of them inner packet) went
+ * to 'peer' with 'kp': its counters, its timers, a rekey if due. */
+static void
+note_data_sent(struct wg_device *dev, struct wg_peer *peer,
+               const struct wg_noise_keypair *kp, size_t inner_len,
+               size_t total, long long int now)
+{
+    peer->tx_bytes += total;
+    peer->tx_packets++;
+    wg_timers_any_authenticated_packet_traversed(&peer->timers, now);
+    wg_timers_any_authenticated_packet_sent(&peer->timers);
+    if (inner_len) {
+        wg_timers_data_sent(&peer->timers, now);
+    }
+    keep_key_fresh_send(dev, peer, kp, now);
 }
 
 int
-wg_device_encrypt(struct wg_device *dev, struct wg_peer *peer,
-                  uint8_t *msg, size_t inner_len, size_t msg_size)
+wg_device_encrypt_from(struct wg_device *dev, struct wg_peer *peer,
+                       uint8_t *msg, size_t msg_size,
+                       const uint8_t *inner, size_t inner_len)
 {
     long long int now = wg_device_now(dev);
     struct wg_noise_keypair *kp = peer->keypairs.current;
@@ -626,19 +645,20 @@ wg_device_encrypt(struct wg_device *dev, struct wg_peer *peer,
     if (total > msg_size || total > INT_MAX) {
         return WG_DEVICE_TX_NO_ROOM;
     }
-    if (!seal_data(kp, msg, inner_len, padded)) {
+    if (!seal_data(kp, msg, inner, inner_len, padded)) {
         VLOG_WARN_RL(&rl, "encryption failed");
         return WG_DEVICE_TX_CRYPTO_ERROR;
     }
-    peer->tx_bytes += total;
-    peer->tx_packets++;
-    wg_timers_any_authenticated_packet_traversed(&peer->timers, now);
-    wg_timers_any_authenticated_packet_sent(&peer->timers);
-    if (inner_len) {
-        wg_timers_data_sent(&peer->timers, now);
-    }
-    keep_key_fresh_send(dev, peer, kp, now);
+    note_data_sent(dev, peer, kp, inner_len, total, now);
     return total;
+}
+
+int
+wg_device_encrypt(struct wg_device *dev, struct wg_peer *peer,
+                  uint8_t *msg, size_t inner_len, size_t msg_size)
+{
+    return wg_device_encrypt_from(dev, peer, msg, msg_size,
+                                  msg + WG_DEVICE_HEADROOM, inner_len);
 }
 
 /* Timers. */

@@ -23,8 +23,10 @@
  *
  * The device never touches sockets or OVS packets.  The caller:
  *
- *   - encrypts inner IP packets in place with wg_device_encrypt() and sends
- *     the resulting UDP payloads to wg_device_peer_endpoint();
+ *   - encrypts inner IP packets in place with wg_device_encrypt(), or
+ *     from where they are into a message buffer with
+ *     wg_device_encrypt_from(), and sends the resulting UDP payloads to
+ *     wg_device_peer_endpoint();
  *   - hands every received UDP datagram to wg_device_receive(), which
  *     decrypts data in place or consumes handshake messages;
  *   - calls wg_device_run() when the deadline it returned has passed;
@@ -294,6 +296,19 @@ enum wg_device_tx {
  * value.  Runs the peer's send-side timers and may start a rekey. */
 int wg_device_encrypt(struct wg_device *dev, struct wg_peer *peer,
                       uint8_t *msg, size_t inner_len, size_t msg_size);
+
+/* The same, reading the inner packet where it is: the 'inner_len' bytes at
+ * 'inner', which are only read, become the data message at 'msg' in one
+ * pass of the cipher (wg_aead_seal_padded()), without being copied to
+ * msg + WG_DEVICE_HEADROOM first, and the padding is added as they are
+ * sealed.  'inner' is either msg + WG_DEVICE_HEADROOM (then this is
+ * wg_device_encrypt()) or apart from the 'msg_size' bytes at 'msg' (NULL
+ * for a keepalive, whose 'inner_len' is 0).  The
+ * message, its length and the result are the ones wg_device_encrypt()
+ * gives for the same packet and counter, byte for byte. */
+int wg_device_encrypt_from(struct wg_device *dev, struct wg_peer *peer,
+                           uint8_t *msg, size_t msg_size,
+                           const uint8_t *inner, size_t inner_len);
 
 /* What wg_device_receive() did with a datagram.  Values from
  * WG_DEVICE_DROP_TOO_SHORT on are drops; each has a distinct reason. */
