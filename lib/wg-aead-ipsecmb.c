@@ -161,28 +161,6 @@ fill_job(IMB_JOB *job, const uint8_t key[32], const uint8_t nonce[12],
     job->auth_tag_output_len_in_bytes = TAG_LEN;
 }
 
-/* Submits 'job', the one job of the calling thread's manager 'mgr', and
- * waits for it.  Returns true if it completed, false (logged) if the
- * library refused it; either way the manager is left empty. */
-static bool
-run_job(IMB_MGR *mgr, IMB_JOB *job)
-{
-    IMB_JOB *done = IMB_SUBMIT_JOB(mgr);
-
-    while (!done && imb_get_errno(mgr) == 0 && IMB_QUEUE_SIZE(mgr)) {
-        done = IMB_FLUSH_JOB(mgr);
-    }
-    if (done != job || job->status != IMB_STATUS_COMPLETED) {
-        VLOG_WARN_RL(&rl, "ChaCha20-Poly1305 job refused: %s",
-                     imb_get_strerror(imb_get_errno(mgr)));
-        while (IMB_FLUSH_JOB(mgr)) {
-            continue;
-        }
-        return false;
-    }
-    return true;
-}
-
 /* The nonce goes to the job from a copy with room to spare, as the key
  * does (see WG_AEAD_IPSECMB_KEY_ROOM): it is not secret, and 12 bytes are
  * cheap to copy. */
@@ -195,7 +173,7 @@ wg_aead_ipsecmb_run(const uint8_t key[WG_AEAD_IPSECMB_KEY_ROOM],
 {
     IMB_MGR *mgr = mgr_get();
     OVS_ALIGNED_VAR(32) uint8_t iv[32] = { 0 };
-    IMB_JOB *job;
+    IMB_JOB *job, *done;
 
     if (!mgr) {
         return false;
@@ -203,49 +181,17 @@ wg_aead_ipsecmb_run(const uint8_t key[WG_AEAD_IPSECMB_KEY_ROOM],
     memcpy(iv, nonce, NONCE_LEN);
     job = IMB_GET_NEXT_JOB(mgr);
     fill_job(job, key, iv, encrypt, dst, src, len, ad, ad_len, tag);
-    return run_job(mgr, job);
-}
-
-/* Makes 'job' (filled for one message of 'len' bytes by fill_job()) the
- * scatter-gather job of 'n_segs' segments 'segs' with context 'ctx'. */
-static void
-fill_job_sgl(IMB_JOB *job, const struct IMB_SGL_IOV *segs, size_t n_segs,
-             struct chacha20_poly1305_context_data *ctx)
-{
-    job->cipher_mode = IMB_CIPHER_CHACHA20_POLY1305_SGL;
-    job->hash_alg = IMB_AUTH_CHACHA20_POLY1305_SGL;
-    job->sgl_state = IMB_SGL_ALL;
-    job->sgl_io_segs = segs;
-    job->num_sgl_io_segs = n_segs;
-    job->u.CHACHA20_POLY1305.ctx = ctx;
-}
-
-/* The context holds the message's Poly1305 key and last keystream bytes:
- * wiped with the library's own imb_clear_mem() once the job is done. */
-bool
-wg_aead_ipsecmb_seal2(const uint8_t key[WG_AEAD_IPSECMB_KEY_ROOM],
-                      const uint8_t nonce[12], uint8_t *dst,
-                      const uint8_t *src, size_t len,
-                      const uint8_t *pad, size_t pad_len, uint8_t tag[16])
-{
-    const struct IMB_SGL_IOV segs[2] = {
-        { .in = src, .out = dst, .len = len },
-        { .in = pad, .out = dst + len, .len = pad_len },
-    };
-    struct chacha20_poly1305_context_data ctx;
-    OVS_ALIGNED_VAR(32) uint8_t iv[32] = { 0 };
-    IMB_MGR *mgr = mgr_get();
-    IMB_JOB *job;
-    bool ok;
-
-    if (!mgr) {
+    done = IMB_SUBMIT_JOB(mgr);
+    while (!done && imb_get_errno(mgr) == 0 && IMB_QUEUE_SIZE(mgr)) {
+        done = IMB_FLUSH_JOB(mgr);
+    }
+    if (done != job || job->status != IMB_STATUS_COMPLETED) {
+        VLOG_WARN_RL(&rl, "ChaCha20-Poly1305 job refused: %s",
+                     imb_get_strerror(imb_get_errno(mgr)));
+        while (IMB_FLUSH_JOB(mgr)) {
+            continue;
+        }
         return false;
     }
-    memcpy(iv, nonce, NONCE_LEN);
-    job = IMB_GET_NEXT_JOB(mgr);
-    fill_job(job, key, iv, true, dst, src, len + pad_len, NULL, 0, tag);
-    fill_job_sgl(job, segs, ARRAY_SIZE(segs), &ctx);
-    ok = run_job(mgr, job);
-    imb_clear_mem(&ctx, sizeof ctx);
-    return ok;
+    return true;
 }

@@ -23,9 +23,7 @@
  * Each thread that seals or opens gets its own IMB_MGR, allocated on first
  * use with init_mb_mgr_auto() choosing the CPU code, and freed when the
  * thread exits.  A message is one job, submitted with the checked
- * IMB_SUBMIT_JOB() and accepted only with status IMB_STATUS_COMPLETED;
- * a message whose text is in two places (a packet and its padding) is one
- * scatter-gather job.
+ * IMB_SUBMIT_JOB() and accepted only with status IMB_STATUS_COMPLETED.
  *
  * The library computes the Poly1305 tag in both directions and never
  * compares it: wg_aead_ipsecmb_run() writes the tag it computed to 'tag',
@@ -65,19 +63,5 @@ bool wg_aead_ipsecmb_run(const uint8_t key[WG_AEAD_IPSECMB_KEY_ROOM],
                          bool encrypt, uint8_t *dst, const uint8_t *src,
                          size_t len, const uint8_t *ad, size_t ad_len,
                          uint8_t tag[16]);
-
-/* Encrypts, with the same key and nonce conventions and no additional
- * data, the text made of 'len' bytes at 'src' followed by 'pad_len' bytes
- * at 'pad' into len + pad_len bytes at 'dst', and writes the tag to 'tag'.
- * One scatter-gather job (IMB_CIPHER_CHACHA20_POLY1305_SGL in state
- * IMB_SGL_ALL, two segments, a context on the stack wiped after it): the
- * two parts are read where they are, never copied together first.  'src'
- * and 'pad' must not overlap 'dst'.  Returns false if the library refused
- * the job (then 'dst' and 'tag' are unspecified). */
-bool wg_aead_ipsecmb_seal2(const uint8_t key[WG_AEAD_IPSECMB_KEY_ROOM],
-                           const uint8_t nonce[12], uint8_t *dst,
-                           const uint8_t *src, size_t len,
-                           const uint8_t *pad, size_t pad_len,
-                           uint8_t tag[16]);
 
 #endif /* wg-aead-ipsecmb.h */

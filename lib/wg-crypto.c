@@ -55,10 +55,6 @@ static struct {
  * with intel-ipsec-mb, the key itself (its jobs take the raw key, followed
  * by the room the library may read).  A key must not be used by two threads
  * at the same time. */
-/* The padding of a data message: what the update calls and the
- * scatter-gather job read after the packet. */
-static const uint8_t wg_aead_zeros[WG_AEAD_PAD_MAX];
-
 #ifdef WG_HAVE_IPSEC_MB
 #define WG_AEAD_RAW_ROOM WG_AEAD_IPSECMB_KEY_ROOM
 #else
@@ -346,25 +342,21 @@ wg_aead_update(EVP_CIPHER_CTX *ctx, uint8_t *dst, const uint8_t *src,
                 && out_len == (int) len));
 }
 
-/* Seals on 'ctx' (keyed for encryption) the text 'len' bytes at 'src' then
- * 'pad_len' zero bytes (each its own update call, so that the parts are
- * read where they are), into dst; the tag goes to dst + len + pad_len. */
+/* Seals on 'ctx' (keyed for encryption); the tag goes to dst + len. */
 static bool
 wg_aead_seal__(EVP_CIPHER_CTX *ctx, const uint8_t nonce[WG_AEAD_NONCE_LEN],
-               uint8_t *dst, const uint8_t *src, size_t len, size_t pad_len,
+               uint8_t *dst, const uint8_t *src, size_t len,
                const uint8_t *ad, size_t ad_len)
 {
-    uint8_t *end = dst + len + pad_len;
     int final_len = -1;
 
     return (EVP_EncryptInit_ex(ctx, NULL, NULL, NULL, nonce) == 1
             && wg_aead_update(ctx, NULL, ad, ad_len)
             && wg_aead_update(ctx, dst, src, len)
-            && wg_aead_update(ctx, dst + len, wg_aead_zeros, pad_len)
-            && EVP_EncryptFinal_ex(ctx, end, &final_len) == 1
+            && EVP_EncryptFinal_ex(ctx, dst + len, &final_len) == 1
             && final_len == 0
             && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG,
-                                   WG_AEAD_TAG_LEN, end) == 1);
+                                   WG_AEAD_TAG_LEN, dst + len) == 1);
 }
 
 /* Opens on 'ctx' (keyed for decryption) the 'pt_len' bytes of ciphertext
@@ -422,25 +414,7 @@ wg_aead_seal_backend(const struct wg_aead_key *k,
                                    ad, ad_len, dst + len);
     }
 #endif
-    return wg_aead_seal__(k->enc, nonce, dst, src, len, 0, ad, ad_len);
-}
-
-/* The same for the text 'len' bytes at 'src' then 'pad_len' zero bytes,
- * without additional data; 'src' does not overlap 'dst'. */
-static bool
-wg_aead_seal_padded_backend(const struct wg_aead_key *k,
-                            const uint8_t nonce[WG_AEAD_NONCE_LEN],
-                            uint8_t *dst, const uint8_t *src, size_t len,
-                            size_t pad_len)
-{
-#ifdef WG_HAVE_IPSEC_MB
-    if (k->backend == WG_CRYPTO_AEAD_IPSECMB) {
-        return wg_aead_ipsecmb_seal2(k->raw, nonce, dst, src, len,
-                                     wg_aead_zeros, pad_len,
-                                     dst + len + pad_len);
-    }
-#endif
-    return wg_aead_seal__(k->enc, nonce, dst, src, len, pad_len, NULL, 0);
+    return wg_aead_seal__(k->enc, nonce, dst, src, len, ad, ad_len);
 }
 
 static bool
@@ -521,40 +495,23 @@ wg_aead_seal(struct wg_aead_key *k, uint64_t counter,
     return wg_aead_seal_nonce(k, nonce, dst, src, len, ad, ad_len);
 }
 
-/* Seals what wg_aead_seal_padded() describes with 'src' apart from
- * 'dst'. */
-static bool
-wg_aead_seal_apart(struct wg_aead_key *k, uint64_t counter, uint8_t *dst,
-                   const uint8_t *src, size_t len, size_t pad_len)
-{
-    uint8_t nonce[WG_AEAD_NONCE_LEN];
-
-    if (wg_test_aead_broken()) {
-        memcpy(dst, src, len);
-        memset(dst + len, 0, pad_len);
-        return wg_aead_seal_broken(dst, dst, len + pad_len);
-    }
-    wg_aead_counter_nonce(nonce, counter);
-    if (!wg_aead_seal_padded_backend(k, nonce, dst, src, len, pad_len)) {
-        wg_crypto_log_failure("ChaCha20-Poly1305 encryption");
-        return false;
-    }
-    return true;
-}
-
+/* Only a text without padding is sealed straight from 'src' (one call of
+ * the library, from 'src' to 'dst'): one with padding is copied first, then
+ * sealed in place, as every other way measured slower (see
+ * Documentation/topics/performance.rst, "Encrypting from the packet"). */
 bool
 wg_aead_seal_padded(struct wg_aead_key *k, uint64_t counter, uint8_t *dst,
                     const uint8_t *src, size_t len, size_t pad_len)
 {
     if (pad_len > WG_AEAD_PAD_MAX || len > INT_MAX - WG_AEAD_PAD_MAX) {
         return false;
-    } else if (src == dst) {
-        memset(dst + len, 0, pad_len);
-        return wg_aead_seal(k, counter, dst, dst, len + pad_len, NULL, 0);
     } else if (!pad_len) {
         return wg_aead_seal(k, counter, dst, src, len, NULL, 0);
+    } else if (src != dst) {
+        memcpy(dst, src, len);
     }
-    return wg_aead_seal_apart(k, counter, dst, src, len, pad_len);
+    memset(dst + len, 0, pad_len);
+    return wg_aead_seal(k, counter, dst, dst, len + pad_len, NULL, 0);
 }
 
 bool

@@ -298,14 +298,15 @@ int wg_device_encrypt(struct wg_device *dev, struct wg_peer *peer,
                       uint8_t *msg, size_t inner_len, size_t msg_size);
 
 /* The same, reading the inner packet where it is: the 'inner_len' bytes at
- * 'inner', which are only read, become the data message at 'msg' in one
- * pass of the cipher (wg_aead_seal_padded()), without being copied to
- * msg + WG_DEVICE_HEADROOM first, and the padding is added as they are
- * sealed.  'inner' is either msg + WG_DEVICE_HEADROOM (then this is
- * wg_device_encrypt()) or apart from the 'msg_size' bytes at 'msg' (NULL
- * for a keepalive, whose 'inner_len' is 0).  The
- * message, its length and the result are the ones wg_device_encrypt()
- * gives for the same packet and counter, byte for byte. */
+ * 'inner', which are only read, become the data message at 'msg' through
+ * wg_aead_seal_padded(), straight from 'inner' when the packet needs no
+ * padding (a packet at the MTU, or of a multiple of 16 bytes) and through a
+ * copy at msg + WG_DEVICE_HEADROOM otherwise.  'inner' is either
+ * msg + WG_DEVICE_HEADROOM (then this is wg_device_encrypt()) or apart from
+ * the 'msg_size' bytes at 'msg' (NULL for a keepalive, whose 'inner_len' is
+ * 0).  The message, its length and the result are the ones
+ * wg_device_encrypt() gives for the same packet and counter, byte for
+ * byte. */
 int wg_device_encrypt_from(struct wg_device *dev, struct wg_peer *peer,
                            uint8_t *msg, size_t msg_size,
                            const uint8_t *inner, size_t inner_len);
