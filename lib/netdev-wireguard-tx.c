@@ -39,10 +39,12 @@
  * "too big".  A packet for a peer without a session waits in the peer's
  * queue while a handshake starts; netdev_wg_tx_session_ready() sends what
  * waited.  netdev_wg_tx_inner() cuts a TSO super-packet by pkt-gso straight
- * into message slots, or copies any other packet into one (completing its
- * checksum if it asked for offload); each slot is encrypted in place and
- * queued, and the batch leaves with UDP GSO at its end (netdev-wireguard-
- * sock.c).  Every drop has a coverage counter and a rate-limited log line.
+ * into message slots, each then encrypted in place, or encrypts any other
+ * packet straight from its buffer into a slot (completing its checksum in
+ * the packet first if it asked for offload; a packet to fragment is copied
+ * fragment by fragment into slots); each message is queued, and the batch
+ * leaves with UDP GSO at its end (netdev-wireguard-sock.c).  Every drop
+ * has a coverage counter and a rate-limited log line.
  * Never calls the receive path. */
 
 VLOG_DEFINE_THIS_MODULE(netdev_wireguard_tx);
@@ -58,6 +60,7 @@ COVERAGE_DEFINE(wg_tx_handshake_failed);
 COVERAGE_DEFINE(wg_tx_super_packet);
 COVERAGE_DEFINE(wg_tx_segment);
 COVERAGE_DEFINE(wg_tx_csum_fill);
+COVERAGE_DEFINE(wg_tx_csum_unfilled);
 COVERAGE_DEFINE(wg_tx_frag_error);
 COVERAGE_DEFINE(wg_tx_fragmented);
 COVERAGE_DEFINE(wg_tx_l2_drop);
@@ -93,19 +96,21 @@ netdev_wg_slots_acquire(struct netdev_wireguard *wg, size_t n)
     return tx_slots_acquire(&wg->tx.slots, n);
 }
 
-/* Encrypts the inner packet already at slot + WG_DEVICE_HEADROOM and queues
- * it for 'peer'.  Returns true if queued. */
+/* Encrypts the inner packet 'inner' of 'inner_len' bytes into message slot
+ * 'slot' and queues it for 'peer'.  'inner' is either in the slot, at
+ * slot + WG_DEVICE_HEADROOM, or apart from it (wg_device_encrypt_from()).
+ * Returns true if queued. */
 static bool
-netdev_wg_seal_slot(struct netdev_wireguard *wg, struct wg_peer *peer,
-                    uint8_t *slot, size_t inner_len)
+netdev_wg_seal_from(struct netdev_wireguard *wg, struct wg_peer *peer,
+                    uint8_t *slot, const uint8_t *inner, size_t inner_len)
 {
-    uint8_t tos = pkt_ecn_encap(slot + WG_DEVICE_HEADROOM, inner_len);
+    uint8_t tos = pkt_ecn_encap(inner, inner_len);
     const struct sockaddr *dst;
     socklen_t dst_len;
     int n;
 
-    n = wg_device_encrypt(wg->dev, peer, slot, inner_len,
-                          wg->tx.slots.slot_size);
+    n = wg_device_encrypt_from(wg->dev, peer, slot, wg->tx.slots.slot_size,
+                               inner, inner_len);
     if (n < 0) {
         if (n == WG_DEVICE_TX_NO_ENDPOINT) {
             COVERAGE_INC(wg_tx_no_endpoint);
@@ -134,21 +139,44 @@ netdev_wg_seal_slot(struct netdev_wireguard *wg, struct wg_peer *peer,
     return true;
 }
 
-/* Encrypts and queues one inner packet of at most the MTU. */
+/* The same for the inner packet already at slot + WG_DEVICE_HEADROOM. */
+static bool
+netdev_wg_seal_slot(struct netdev_wireguard *wg, struct wg_peer *peer,
+                    uint8_t *slot, size_t inner_len)
+{
+    return netdev_wg_seal_from(wg, peer, slot, slot + WG_DEVICE_HEADROOM,
+                               inner_len);
+}
+
+/* Completes, in place, the TCP, UDP or SCTP checksum of the inner packet
+ * 'inner' of 'len' bytes, which asked for checksum offload.  One that does
+ * not parse as such goes on as it is (as it came) and is counted. */
+static void
+netdev_wg_tx_fill_csum(struct netdev_wireguard *wg, uint8_t *inner,
+                       size_t len)
+{
+    if (pkt_csum_l4_fill(inner, len)) {
+        COVERAGE_INC(wg_tx_csum_unfilled);
+        return;
+    }
+    COVERAGE_INC(wg_tx_csum_fill);
+    wg->offload.csum_filled++;
+}
+
+/* Encrypts and queues one inner packet of at most the MTU, straight from
+ * 'inner' (the caller's packet, ours: written only to complete its
+ * checksum if it asked for that, 'fill_csum') into a message slot. */
 static void
 netdev_wg_send_one(struct netdev_wireguard *wg, struct wg_peer *peer,
-                   const void *inner, size_t len, bool fill_csum)
+                   uint8_t *inner, size_t len, bool fill_csum)
 {
-    uint8_t *slot = netdev_wg_slots_acquire(wg, 1);
+    uint8_t *slot;
 
     if (fill_csum) {
-        pkt_csum_l4_copy(slot + WG_DEVICE_HEADROOM, inner, len);
-        COVERAGE_INC(wg_tx_csum_fill);
-        wg->offload.csum_filled++;
-    } else {
-        memcpy(slot + WG_DEVICE_HEADROOM, inner, len);
+        netdev_wg_tx_fill_csum(wg, inner, len);
     }
-    if (!netdev_wg_seal_slot(wg, peer, slot, len)) {
+    slot = netdev_wg_slots_acquire(wg, 1);
+    if (!netdev_wg_seal_from(wg, peer, slot, inner, len)) {
         tx_slots_release_tail(&wg->tx.slots, slot, 1);
     }
 }
@@ -303,7 +331,7 @@ netdev_wg_tx_inner(struct netdev_wireguard *wg, struct wg_peer *peer,
     } else if (len > wg->mtu) {
         netdev_wg_send_fragments(wg, peer, inner, len);
     } else {
-        netdev_wg_send_one(wg, peer, inner, len,
+        netdev_wg_send_one(wg, peer, dp_packet_data(pkt), len,
                            ovs_compat_pkt_l4_csum_partial(pkt));
     }
     dp_packet_delete(pkt);
