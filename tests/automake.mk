@@ -242,7 +242,8 @@ clean-fuzz:
 # OVS's utilities/checkpatch.py, from the OVS tree, over our C files.
 STYLE_FILES = $(filter %.c %.h,$(lib_libovswireguard_la_SOURCES) \
 	$(vswitchd_ovs_vswitchd_SOURCES) $(tests_wgtest_SOURCES) \
-	$(tests_wg_handshake_flood_SOURCES) $(FUZZ_SOURCES) tests/fuzz-util.h)
+	$(tests_wg_handshake_flood_SOURCES) $(FUZZ_SOURCES) tests/fuzz-util.h \
+	$(utilities_ovs_wg_ipsecmb_bench_SOURCES))
 # OVS 3.5.0's checkpatch also checks a mail subject in file mode (the file
 # name): those lines are not about our code and are left out.
 check-style: check-layering check-flake8
