@@ -94,8 +94,14 @@ netdev_wg_show_offload(struct ds *out, const struct netdev_wireguard *wg)
                   PRIu64" segments", o->coalesced, o->coalesced + o->merged);
     netdev_wg_put_ratio(out, o->coalesced + o->merged, o->coalesced);
     ds_put_cstr(out, " super-packet)\n");
-    netdev_wg_put_sock_offload(out, "IPv4", wg->sock4);
-    netdev_wg_put_sock_offload(out, "IPv6", wg->sock6);
+    netdev_wg_put_sock_offload(out, "IPv4", wg->sock4[0]);
+    netdev_wg_put_sock_offload(out, "IPv6", wg->sock6[0]);
+    for (int i = 0; i < wg->n_rxq; i++) {
+        const struct netdev_wg_rxq *q = wg->rxqs[i];
+
+        ds_put_format(out, "  rx queue %d: %"PRIu64" messages, %"PRIu64
+                      " bytes\n", i, q ? q->packets : 0, q ? q->bytes : 0);
+    }
 }
 
 struct netdev_wg_show_job {

@@ -91,6 +91,19 @@ struct netdev_wg_ring {
     size_t cap;
 };
 
+/* A receive queue: the buffers of its sockets' reads, the inner packets
+ * of one receive round, the packets waiting for rxq_recv(), and what it
+ * read. */
+struct netdev_wg_rxq {
+    uint8_t *mem;
+    struct udp_batch_rx_buf bufs[NETDEV_WG_RX_READS];
+    struct pkt_gro_pkt *inner;
+    struct dp_packet **owner;   /* Coalesced heads moved to packets. */
+    struct netdev_wg_ring to_bridge;
+    uint64_t packets;           /* WireGuard messages read. */
+    uint64_t bytes;             /* Their UDP payload bytes. */
+};
+
 /* Port-side state of a peer, attached to its struct wg_peer as user data. */
 struct netdev_wg_peer {
     char *name;                 /* OVSDB peer name, NULL if added by UAPI. */
@@ -197,23 +210,22 @@ struct netdev_wireguard {
     struct wg_config cfg;
     char *mtu_error;            /* Why mtu_request was refused, or NULL. */
 
-    /* Protocol engine and sockets. */
+    /* Protocol engine and sockets.  Socket q of each family is receive
+     * queue q's (a SO_REUSEPORT group when there are several, steered by
+     * receiver index: netdev-wireguard-sock.c); socket 0 also sends. */
     struct wg_device *dev;
-    struct udp_batch_sock *sock4;
-    struct udp_batch_sock *sock6;
+    struct udp_batch_sock *sock4[WG_CONFIG_N_RXQ_MAX];
+    struct udp_batch_sock *sock6[WG_CONFIG_N_RXQ_MAX];
+    int n_socks;                /* Sockets per family, 0 if none. */
     int bound_port;             /* Port of the sockets, 0 if none. */
     struct netdev_wg_tx tx;
     size_t n_queued;            /* Packets in all peers' queues. */
 
-    /* Layer 2 adapter and packets waiting to enter the bridge. */
+    /* Layer 2 adapter and the receive queues (queue 0 always exists and
+     * also carries the frames the port makes itself to the bridge). */
     struct bridge_l2 *l2;
-    struct netdev_wg_ring to_bridge;
-
-    /* Receive buffers and the inner packets of one receive round. */
-    uint8_t *rx_mem;
-    struct udp_batch_rx_buf rx_bufs[NETDEV_WG_RX_READS];
-    struct pkt_gro_pkt *rx_inner;
-    struct dp_packet **rx_owner;    /* Coalesced heads moved to packets. */
+    struct netdev_wg_rxq *rxqs[WG_CONFIG_N_RXQ_MAX];
+    int n_rxq;                  /* Queues the datapath polls. */
 
     /* UAPI socket. */
     struct wg_uapi_server *uapi;
@@ -303,10 +315,22 @@ void netdev_wg_tx_handshake_failed(void *aux, struct wg_peer *peer);
 void netdev_wg_rx_init(struct netdev_wireguard *wg);
 void netdev_wg_rx_destroy(struct netdev_wireguard *wg);
 
-/* Reads the sockets unless packets still wait for the bridge, and fills
- * 'batch' with at most NETDEV_MAX_BURST packets.  Returns 0 or EAGAIN. */
-int netdev_wg_rx_recv(struct netdev_wireguard *wg,
+/* Makes sure receive queues 0 to n - 1 exist (before the sockets spread
+ * datagrams over them). */
+void netdev_wg_rx_add_queues(struct netdev_wireguard *wg, int n);
+
+/* Sets the number of queues the datapath polls to 'n', removing the
+ * others (the datapath has closed them). */
+void netdev_wg_rx_set_n_rxq(struct netdev_wireguard *wg, int n);
+
+/* Reads the sockets of queue 'qid' unless packets still wait there for the
+ * bridge, and fills 'batch' with at most NETDEV_MAX_BURST packets.
+ * Returns 0 or EAGAIN. */
+int netdev_wg_rx_recv(struct netdev_wireguard *wg, int qid,
                       struct dp_packet_batch *batch);
+
+/* Wakes the poll loop when queue 'qid' has something to read. */
+void netdev_wg_rx_wait(struct netdev_wireguard *wg, int qid);
 
 /* netdev-wireguard-keys.c: key material (see the rule at the top of
  * that file). */
@@ -397,7 +421,7 @@ void netdev_wg_dns_status(const struct netdev_wireguard *wg,
 void netdev_wg_sock_init(struct netdev_wireguard *wg);
 void netdev_wg_sock_destroy(struct netdev_wireguard *wg);
 
-/* Opens, moves or keeps the sockets per 'cfg'.  Returns 0 or an errno
+/* Opens, moves or keeps the sockets per 'cfg' (cfg->n_rxq per family).  Returns 0 or an errno
  * value with a message in '*errp'. */
 int netdev_wg_sock_apply(struct netdev_wireguard *wg,
                          const struct wg_config *cfg, char **errp);
@@ -409,7 +433,7 @@ int netdev_wg_sock_set_listen_port(struct netdev_wireguard *wg, int port);
 /* Resizes the message slots for inner MTU 'mtu'. */
 void netdev_wg_sock_set_mtu(struct netdev_wireguard *wg, int mtu);
 
-/* The socket for 'family' (AF_INET or AF_INET6), or NULL. */
+/* The sending socket for 'family' (AF_INET or AF_INET6), or NULL. */
 struct udp_batch_sock *netdev_wg_sock_for(const struct netdev_wireguard *wg,
                                           int family);
 
@@ -431,8 +455,12 @@ void netdev_wg_sock_send_control(void *aux, const struct sockaddr *dst,
 void netdev_wg_bridge_init(struct netdev_wireguard *wg);
 void netdev_wg_bridge_destroy(struct netdev_wireguard *wg);
 
-/* Queues 'pkt' for the bridge (dropping and counting it if the queue is
- * full).  Takes ownership. */
+/* Queues 'pkt' for the bridge in receive queue 'q' (dropping and counting
+ * it if the queue is full).  Takes ownership. */
+void netdev_wg_bridge_push_q(struct netdev_wireguard *wg,
+                             struct netdev_wg_rxq *q, struct dp_packet *pkt);
+
+/* The same for a frame the port makes itself: receive queue 0. */
 void netdev_wg_bridge_push(struct netdev_wireguard *wg,
                            struct dp_packet *pkt);
 
@@ -452,8 +480,6 @@ void netdev_wg_bridge_flush_resolved(struct netdev_wireguard *wg);
 /* Runs the layer-2 adapter's timers. */
 void netdev_wg_bridge_run(struct netdev_wireguard *wg);
 
-/* True if packets are waiting for the bridge. */
-bool netdev_wg_bridge_has_pending(const struct netdev_wireguard *wg);
 
 /* Rings of packets. */
 void netdev_wg_ring_init(struct netdev_wg_ring *ring, size_t cap);

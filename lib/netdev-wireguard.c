@@ -351,6 +351,7 @@ netdev_wireguard_set_config(struct netdev *netdev, const struct smap *args,
         }
     }
     if (!error) {
+        netdev_wg_rx_add_queues(wg, cfg.n_rxq);
         error = netdev_wg_sock_apply(wg, &cfg, errp);
         if (error) {
             /* Nothing of the new configuration stays live. */
@@ -364,6 +365,9 @@ netdev_wireguard_set_config(struct netdev *netdev, const struct smap *args,
         netdev_wg_apply_offloads(wg);
         netdev_wg_log_peer_errors(wg, &cfg.peer_errors);
         netdev_wg_uapi_update(wg, &cfg);
+        if (cfg.n_rxq != netdev_n_rxq(netdev)) {
+            netdev_request_reconfigure(netdev);
+        }
         wg_config_move(&wg->cfg, &cfg);
         wg->configured = true;
     } else {
@@ -438,6 +442,7 @@ netdev_wireguard_get_status(const struct netdev *netdev, struct smap *smap)
         smap_add(smap, "public_key", "none (no private key configured)");
     }
     smap_add_format(smap, "listen_port", "%d", wg->bound_port);
+    smap_add_format(smap, "n_rxq", "%d", wg->n_socks);
     smap_add_format(smap, "peers", "%"PRIuSIZE,
                     wg_device_peer_count(wg->dev));
     smap_add_format(smap, "peers_up", "%"PRIuSIZE,
@@ -603,6 +608,20 @@ netdev_wireguard_update_flags(struct netdev *netdev, enum netdev_flags off,
     return 0;
 }
 
+/* The datapath has closed the port's receive queues: as many open again
+ * as configured. */
+static int
+netdev_wireguard_reconfigure(struct netdev *netdev)
+{
+    struct netdev_wireguard *wg = netdev_wireguard_cast(netdev);
+
+    ovs_mutex_lock(&wg->mutex);
+    netdev->n_rxq = wg->cfg.n_rxq;
+    netdev_wg_rx_set_n_rxq(wg, wg->cfg.n_rxq);
+    ovs_mutex_unlock(&wg->mutex);
+    return 0;
+}
+
 /* Data path. */
 
 static int
@@ -654,7 +673,7 @@ netdev_wireguard_rxq_recv(struct netdev_rxq *rxq,
     int error;
 
     ovs_mutex_lock(&wg->mutex);
-    error = netdev_wg_rx_recv(wg, batch);
+    error = netdev_wg_rx_recv(wg, rxq->queue_id, batch);
     ovs_mutex_unlock(&wg->mutex);
     if (qfill) {
         *qfill = 0;
@@ -668,15 +687,7 @@ netdev_wireguard_rxq_wait(struct netdev_rxq *rxq)
     struct netdev_wireguard *wg = netdev_wireguard_cast(rxq->netdev);
 
     ovs_mutex_lock(&wg->mutex);
-    if (netdev_wg_bridge_has_pending(wg)) {
-        poll_immediate_wake();
-    }
-    if (wg->sock4) {
-        poll_fd_wait(udp_batch_fd(wg->sock4), POLLIN);
-    }
-    if (wg->sock6) {
-        poll_fd_wait(udp_batch_fd(wg->sock6), POLLIN);
-    }
+    netdev_wg_rx_wait(wg, rxq->queue_id);
     ovs_mutex_unlock(&wg->mutex);
 }
 
@@ -722,33 +733,49 @@ netdev_wireguard_wait(const struct netdev_class *class OVS_UNUSED)
     netdev_wg_appctl_wait();
 }
 
+#define NETDEV_WIREGUARD_CLASS_COMMON                           \
+    .alloc = netdev_wireguard_alloc,                            \
+    .construct = netdev_wireguard_construct,                    \
+    .destruct = netdev_wireguard_destruct,                      \
+    .dealloc = netdev_wireguard_dealloc,                        \
+    .get_config = netdev_wireguard_get_config,                  \
+    .set_config = netdev_wireguard_set_config,                  \
+    .reconfigure = netdev_wireguard_reconfigure,                \
+    .send = netdev_wireguard_send,                              \
+    .set_etheraddr = netdev_wireguard_set_etheraddr,            \
+    .get_etheraddr = netdev_wireguard_get_etheraddr,            \
+    .get_mtu = netdev_wireguard_get_mtu,                        \
+    .set_mtu = netdev_wireguard_set_mtu,                        \
+    .get_stats = netdev_wireguard_get_stats,                    \
+    .get_custom_stats = netdev_wireguard_get_custom_stats,      \
+    .get_carrier = netdev_wireguard_get_carrier,                \
+    .get_status = netdev_wireguard_get_status,                  \
+    .update_flags = netdev_wireguard_update_flags,              \
+    .rxq_alloc = netdev_wireguard_rxq_alloc,                    \
+    .rxq_construct = netdev_wireguard_rxq_construct,            \
+    .rxq_destruct = netdev_wireguard_rxq_destruct,              \
+    .rxq_dealloc = netdev_wireguard_rxq_dealloc,                \
+    .rxq_recv = netdev_wireguard_rxq_recv,                      \
+    .rxq_wait = netdev_wireguard_rxq_wait
+
+/* Type "wireguard": the receive queues are polled by the main thread with
+ * the other system ports.  Its run and wait hooks serve the ports of both
+ * types (timers, UAPI sockets, appctl). */
 const struct netdev_class netdev_wireguard_class = {
     .type = "wireguard",
     .is_pmd = false,
     .run = netdev_wireguard_run,
     .wait = netdev_wireguard_wait,
-    .alloc = netdev_wireguard_alloc,
-    .construct = netdev_wireguard_construct,
-    .destruct = netdev_wireguard_destruct,
-    .dealloc = netdev_wireguard_dealloc,
-    .get_config = netdev_wireguard_get_config,
-    .set_config = netdev_wireguard_set_config,
-    .send = netdev_wireguard_send,
-    .set_etheraddr = netdev_wireguard_set_etheraddr,
-    .get_etheraddr = netdev_wireguard_get_etheraddr,
-    .get_mtu = netdev_wireguard_get_mtu,
-    .set_mtu = netdev_wireguard_set_mtu,
-    .get_stats = netdev_wireguard_get_stats,
-    .get_custom_stats = netdev_wireguard_get_custom_stats,
-    .get_carrier = netdev_wireguard_get_carrier,
-    .get_status = netdev_wireguard_get_status,
-    .update_flags = netdev_wireguard_update_flags,
-    .rxq_alloc = netdev_wireguard_rxq_alloc,
-    .rxq_construct = netdev_wireguard_rxq_construct,
-    .rxq_destruct = netdev_wireguard_rxq_destruct,
-    .rxq_dealloc = netdev_wireguard_rxq_dealloc,
-    .rxq_recv = netdev_wireguard_rxq_recv,
-    .rxq_wait = netdev_wireguard_rxq_wait,
+    NETDEV_WIREGUARD_CLASS_COMMON,
+};
+
+/* Type "wireguard-pmd": the same port, its receive queues polled by the
+ * datapath's PMD threads (pmd-cpu-mask, pmd-rxq-affinity, pmd-sleep-max
+ * apply), as OVS pairs "afxdp" and "afxdp-nonpmd". */
+static const struct netdev_class netdev_wireguard_pmd_class = {
+    .type = "wireguard-pmd",
+    .is_pmd = true,
+    NETDEV_WIREGUARD_CLASS_COMMON,
 };
 
 void
@@ -767,6 +794,7 @@ netdev_wireguard_register(void)
         }
         wg_test_hooks_read_env();      /* Test builds only. */
         netdev_register_provider(&netdev_wireguard_class);
+        netdev_register_provider(&netdev_wireguard_pmd_class);
         netdev_wg_appctl_register();
         ovsthread_once_done(&once);
     }

@@ -72,6 +72,9 @@ struct udp_batch_options {
     uint16_t port;              /* Host byte order; 0 picks a free port. */
     bool gso;                   /* Send with UDP_SEGMENT if the kernel can. */
     bool gro;                   /* Receive with UDP_GRO if the kernel can. */
+    bool reuseport;             /* SO_REUSEPORT: one of a group of sockets
+                                 * on the same port (same user) that the
+                                 * kernel spreads datagrams over. */
 };
 
 /* Counters of one socket, since it was opened. */

@@ -50,6 +50,8 @@ struct wg_device {
     struct wg_ratelimiter *ratelimiter;
 
     unsigned int mtu;
+    unsigned int rx_n_classes;          /* wg_device_set_rx_classes(). */
+    unsigned int rx_next_class;         /* Of the next peer added. */
     uint64_t rekey_after_messages;      /* WG_REKEY_AFTER_MESSAGES, or a
                                          * test's lower threshold. */
 

@@ -282,6 +282,15 @@ key_is_unusable(const uint8_t pub[WG_KEY_LEN])
     return bad;
 }
 
+/* Gives 'peer' the next receive class, round robin. */
+static void
+wg_device_next_rx_class(struct wg_device *dev, struct wg_peer *peer)
+{
+    peer->rx_n_classes = MAX(dev->rx_n_classes, 1);
+    peer->rx_class = dev->rx_next_class++ % peer->rx_n_classes;
+    dev->rx_next_class %= peer->rx_n_classes;
+}
+
 int
 wg_device_peer_add(struct wg_device *dev, const uint8_t pub[WG_KEY_LEN],
                    struct wg_peer **peerp)
@@ -303,6 +312,7 @@ wg_device_peer_add(struct wg_device *dev, const uint8_t pub[WG_KEY_LEN],
         return EINVAL;
     }
     peer->timers.earliest_ms = &dev->timers_next_ms;
+    wg_device_next_rx_class(dev, peer);
     hmap_insert(&dev->peers_by_key, &peer->key_node, key_hash(pub));
     ovs_list_push_back(&dev->peers, &peer->list_node);
     *peerp = peer;
@@ -471,6 +481,25 @@ void
 wg_device_peer_set_user_data(struct wg_peer *peer, void *data)
 {
     peer->user_data = data;
+}
+
+void
+wg_device_set_rx_classes(struct wg_device *dev, unsigned int n)
+{
+    struct wg_peer *peer;
+
+    ovs_assert(n >= 1 && n <= 256);
+    dev->rx_n_classes = n;
+    dev->rx_next_class = 0;
+    LIST_FOR_EACH (peer, list_node, &dev->peers) {
+        wg_device_next_rx_class(dev, peer);
+    }
+}
+
+unsigned int
+wg_device_peer_rx_class(const struct wg_peer *peer)
+{
+    return peer->rx_class;
 }
 
 void *

@@ -255,6 +255,17 @@ void wg_device_peer_get_info(const struct wg_device *dev,
 void wg_device_peer_set_user_data(struct wg_peer *peer, void *data);
 void *wg_device_peer_get_user_data(const struct wg_peer *peer);
 
+/* Receive steering over 'n' queues (1 to 256; a new device has 1): the
+ * peers get receive classes 0 to n - 1 round robin, in their order, and
+ * each peer added later the next one.  Every receiver index that a peer
+ * is given from then on (at its next handshake) has a lowest byte equal
+ * to its class modulo 'n'.  Indices travel little-endian, so that byte is
+ * the first of the index in data messages and cookie replies (offset 4)
+ * and in handshake responses (offset 8): a socket filter that reads it
+ * sends all of a session's messages to the queue of its peer's class. */
+void wg_device_set_rx_classes(struct wg_device *dev, unsigned int n);
+unsigned int wg_device_peer_rx_class(const struct wg_peer *peer);
+
 /* True if 'peer' has a keypair usable for sending now. */
 bool wg_device_peer_has_session(const struct wg_device *dev,
                                 const struct wg_peer *peer);

@@ -59,6 +59,7 @@ SYSTEM_TESTSUITE_AT = \
 	tests/system-wg-faults.at \
 	tests/system-wg-dns.at \
 	tests/system-wg-ecn.at \
+	tests/system-wg-queues.at \
 	tests/system-vm.at \
 	tests/system-dpdk.at \
 	tests/system-bench.at \
