@@ -421,8 +421,8 @@ void netdev_wg_dns_status(const struct netdev_wireguard *wg,
 void netdev_wg_sock_init(struct netdev_wireguard *wg);
 void netdev_wg_sock_destroy(struct netdev_wireguard *wg);
 
-/* Opens, moves or keeps the sockets per 'cfg' (cfg->n_rxq per family).  Returns 0 or an errno
- * value with a message in '*errp'. */
+/* Opens, moves or keeps the sockets per 'cfg' (cfg->n_rxq per family).
+ * Returns 0 or an errno value with a message in '*errp'. */
 int netdev_wg_sock_apply(struct netdev_wireguard *wg,
                          const struct wg_config *cfg, char **errp);
 
