@@ -31,6 +31,7 @@
 #include "smap.h"
 #include "wg-config.h"
 #include "wg-device.h"
+#include "wg-messages.h"
 #include "wg-uapi.h"
 #include "tx-slots.h"
 #include "udp-batch.h"
@@ -52,6 +53,9 @@ struct netdev_wg_dns;
 #define NETDEV_WG_PEER_QUEUE_MAX 256    /* Packets waiting for a session. */
 #define NETDEV_WG_PORT_QUEUE_MAX 4096   /* The same, all peers of a port. */
 #define NETDEV_WG_TO_BRIDGE_MAX 2048    /* Packets waiting for rxq_recv(). */
+#define NETDEV_WG_HS_QUEUE_MAX 1024     /* Handshake messages a PMD thread
+                                         * leaves to the main thread. */
+#define NETDEV_WG_HS_PER_RUN 64         /* Of those, handled per run. */
 #define NETDEV_WG_TX_SLOTS 128          /* Encrypted messages per flush. */
 #define NETDEV_WG_RX_READS 16           /* Reads per recvmmsg(). */
 #define NETDEV_WG_MIN_MTU_IPV6 1280     /* Inner MTU IPv6 needs (RFC 8200). */
@@ -102,6 +106,15 @@ struct netdev_wg_rxq {
     struct netdev_wg_ring to_bridge;
     uint64_t packets;           /* WireGuard messages read. */
     uint64_t bytes;             /* Their UDP payload bytes. */
+};
+
+/* A handshake message received on a PMD thread, waiting for the main
+ * thread (netdev_wg_rx_handshakes()). */
+struct netdev_wg_hs_msg {
+    struct sockaddr_storage src;
+    socklen_t src_len;
+    uint16_t len;
+    uint8_t msg[WG_MSG_INITIATION_LEN];     /* The larger of the two. */
 };
 
 /* Port-side state of a peer, attached to its struct wg_peer as user data. */
@@ -177,6 +190,8 @@ struct netdev_wg_offload_stats {
       "too many packets in one receive round")                             \
     C(RX_BRIDGE_FULL, "rx_drop_bridge_queue_full", WARN,                   \
       "the queue to the bridge is full")                                   \
+    C(RX_HS_QUEUE_FULL, "rx_drop_handshake_queue_full", WARN,              \
+      "too many handshake messages wait for the main thread")              \
     C(RX_ECN_NOT_ECT, "rx_drop_ecn_not_ect", INFO,                         \
       "congestion (outer CE) on a packet that is not ECN-capable")         \
     C(HANDSHAKE_INITIATION_SENT, "handshake_initiation_sent", DBG, "")     \
@@ -226,6 +241,15 @@ struct netdev_wireguard {
     struct bridge_l2 *l2;
     struct netdev_wg_rxq *rxqs[WG_CONFIG_N_RXQ_MAX];
     int n_rxq;                  /* Queues the datapath polls. */
+
+    /* Control work for the main thread: handshake messages received by PMD
+     * threads (type wireguard-pmd; NULL until the first), and the sequence
+     * the engine's 'wake' hook changes for deferred initiations. */
+    bool defer_handshakes;
+    struct netdev_wg_hs_msg *hs_queue;  /* NETDEV_WG_HS_QUEUE_MAX. */
+    size_t hs_head, hs_n;
+    struct seq *ctl_seq;
+    uint64_t ctl_seq_seen;
 
     /* UAPI socket. */
     struct wg_uapi_server *uapi;
@@ -331,6 +355,10 @@ int netdev_wg_rx_recv(struct netdev_wireguard *wg, int qid,
 
 /* Wakes the poll loop when queue 'qid' has something to read. */
 void netdev_wg_rx_wait(struct netdev_wireguard *wg, int qid);
+
+/* Main thread: handles up to NETDEV_WG_HS_PER_RUN of the handshake
+ * messages PMD threads left for it; true if more wait. */
+bool netdev_wg_rx_handshakes(struct netdev_wireguard *wg);
 
 /* netdev-wireguard-keys.c: key material (see the rule at the top of
  * that file). */

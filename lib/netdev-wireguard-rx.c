@@ -26,6 +26,7 @@
 #include "netdev-wireguard-private.h"
 #include "openvswitch/poll-loop.h"
 #include "openvswitch/vlog.h"
+#include "seq.h"
 #include "ovs-compat.h"
 #include "pkt-ecn.h"
 #include "pkt-gro.h"
@@ -55,6 +56,7 @@ COVERAGE_DEFINE(wg_rx_gro_input);
 COVERAGE_DEFINE(wg_rx_merged);
 COVERAGE_DEFINE(wg_rx_round_full);
 COVERAGE_DEFINE(wg_rx_l2_drop);
+COVERAGE_DEFINE(wg_rx_handshake_deferred);
 
 
 /* Distance between receive buffers: room for the largest read, rounded up
@@ -108,6 +110,9 @@ netdev_wg_rx_destroy(struct netdev_wireguard *wg)
         netdev_wg_rxq_destroy(wg->rxqs[i]);
         wg->rxqs[i] = NULL;
     }
+    free(wg->hs_queue);
+    wg->hs_queue = NULL;
+    wg->hs_n = 0;
 }
 
 void
@@ -250,6 +255,68 @@ netdev_wg_rx_deliver(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
     }
 }
 
+/* Handshake messages on PMD threads. */
+
+static socklen_t
+netdev_wg_src_len(const struct udp_batch_rx_buf *buf)
+{
+    return (buf->src.sa.sa_family == AF_INET6
+            ? sizeof buf->src.sin6 : sizeof buf->src.sin);
+}
+
+/* Leaves handshake message 'msg' from 'buf''s source to the main thread
+ * (the X25519 work of a handshake never runs on a PMD thread), or drops it
+ * if NETDEV_WG_HS_QUEUE_MAX already wait. */
+static void
+netdev_wg_rx_defer(struct netdev_wireguard *wg,
+                   const struct udp_batch_rx_buf *buf, const void *msg,
+                   size_t len)
+{
+    struct netdev_wg_hs_msg *m;
+
+    if (wg->hs_n >= NETDEV_WG_HS_QUEUE_MAX) {
+        wg->stats.rx_dropped++;
+        netdev_wg_count(wg, NETDEV_WG_RX_HS_QUEUE_FULL);
+        return;
+    }
+    if (!wg->hs_queue) {
+        wg->hs_queue = xmalloc(NETDEV_WG_HS_QUEUE_MAX * sizeof *wg->hs_queue);
+    }
+    m = &wg->hs_queue[(wg->hs_head + wg->hs_n++) % NETDEV_WG_HS_QUEUE_MAX];
+    m->src_len = netdev_wg_src_len(buf);
+    memcpy(&m->src, &buf->src, m->src_len);
+    m->len = len;
+    memcpy(m->msg, msg, len);
+    COVERAGE_INC(wg_rx_handshake_deferred);
+    seq_change(wg->ctl_seq);
+}
+
+bool
+netdev_wg_rx_handshakes(struct netdev_wireguard *wg)
+{
+    size_t n = MIN(wg->hs_n, NETDEV_WG_HS_PER_RUN);
+
+    if (!n) {
+        return false;
+    }
+    /* The queue's depth is the load, as the kernel reads its own. */
+    wg_device_note_pending_handshakes(wg->dev, wg->hs_n);
+    for (size_t i = 0; i < n; i++) {
+        struct netdev_wg_hs_msg *m = &wg->hs_queue[wg->hs_head];
+        struct wg_device_rx_result out;
+        enum wg_device_rx rx;
+
+        wg->hs_head = (wg->hs_head + 1) % NETDEV_WG_HS_QUEUE_MAX;
+        wg->hs_n--;
+        rx = wg_device_receive(wg->dev, (struct sockaddr *) &m->src,
+                               m->src_len, m->msg, m->len, &out);
+        netdev_wg_count_rx_drop(wg, rx);
+        netdev_wg_count_rx(wg, rx, (struct sockaddr *) &m->src);
+    }
+    netdev_wg_sock_flush(wg);
+    return wg->hs_n > 0;
+}
+
 /* Decrypts every datagram of one read into q->inner[*n...]. */
 static void
 netdev_wg_rx_read(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
@@ -266,9 +333,11 @@ netdev_wg_rx_read(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
 
         q->packets++;
         q->bytes += len;
-        rx = wg_device_receive(wg->dev, &buf->src.sa,
-                               buf->src.sa.sa_family == AF_INET6
-                               ? sizeof buf->src.sin6 : sizeof buf->src.sin,
+        if (wg->defer_handshakes && wg_device_is_handshake_msg(data, len)) {
+            netdev_wg_rx_defer(wg, buf, data, len);
+            continue;
+        }
+        rx = wg_device_receive(wg->dev, &buf->src.sa, netdev_wg_src_len(buf),
                                CONST_CAST(uint8_t *, data), len, &out);
         if (rx == WG_DEVICE_RX_DATA
             && pkt_ecn_decap(out.inner, out.inner_len, buf->tos)
@@ -324,7 +393,9 @@ netdev_wg_rx_sock(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
                                 &n_reads)) {
         return;
     }
-    netdev_wg_rx_note_handshakes(wg, q, n_reads);
+    if (!wg->defer_handshakes) {
+        netdev_wg_rx_note_handshakes(wg, q, n_reads);
+    }
     for (size_t i = 0; i < n_reads; i++) {
         netdev_wg_rx_read(wg, q, &q->bufs[i], &n_inner);
     }

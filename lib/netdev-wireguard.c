@@ -31,6 +31,7 @@
 #include "openvswitch/vlog.h"
 #include "ovs-compat.h"
 #include "ovs-thread.h"
+#include "seq.h"
 #include "smap.h"
 #include "timeval.h"
 #include "userspace-tso.h"
@@ -90,6 +91,15 @@ netdev_wireguard_stable_mac(const char *name)
     return mac;
 }
 
+/* Engine hook: a handshake initiation waits for the main thread. */
+static void
+netdev_wireguard_wake(void *aux)
+{
+    struct netdev_wireguard *wg = aux;
+
+    seq_change(wg->ctl_seq);
+}
+
 static int
 netdev_wireguard_construct(struct netdev *netdev)
 {
@@ -98,6 +108,7 @@ netdev_wireguard_construct(struct netdev *netdev)
         .send = netdev_wg_sock_send_control,
         .session_ready = netdev_wg_events_session_ready,
         .handshake_failed = netdev_wg_events_handshake_failed,
+        .wake = netdev_wireguard_wake,
     };
 
     ovs_mutex_init(&wg->mutex);
@@ -107,7 +118,11 @@ netdev_wireguard_construct(struct netdev *netdev)
                                  * carrier: netdev_wg_events_carrier(). */
     wg_config_init(&wg->cfg);
     smap_init(&wg->uapi_removed);
+    wg->ctl_seq = seq_create();
+    wg->ctl_seq_seen = seq_read(wg->ctl_seq);
+    wg->defer_handshakes = netdev_is_pmd(netdev);
     wg->dev = wg_device_create(&hooks, wg);
+    wg_device_set_deferred(wg->dev, true);
     wg_device_set_mtu(wg->dev, wg->mtu);
 #ifdef WG_TEST_HOOKS
     if (wg_test_rekey_after()) {
@@ -146,6 +161,7 @@ netdev_wireguard_destruct(struct netdev *netdev)
     smap_destroy(&wg->uapi_removed);
     ovs_mutex_unlock(&wg->mutex);
     ovs_mutex_destroy(&wg->mutex);
+    seq_destroy(wg->ctl_seq);
 }
 
 static void
@@ -701,6 +717,8 @@ netdev_wireguard_run(const struct netdev_class *class OVS_UNUSED)
     ovs_mutex_lock(&netdev_wg_list_mutex);
     LIST_FOR_EACH (wg, list_node, &netdev_wg_list) {
         ovs_mutex_lock(&wg->mutex);
+        wg->ctl_seq_seen = seq_read(wg->ctl_seq);
+        netdev_wg_rx_handshakes(wg);
         wg_device_run(wg->dev);
         netdev_wg_bridge_run(wg);
         netdev_wg_uapi_run(wg);
@@ -726,6 +744,10 @@ netdev_wireguard_wait(const struct netdev_class *class OVS_UNUSED)
         if (deadline != LLONG_MAX) {
             poll_timer_wait_until(deadline);
         }
+        if (wg->hs_n) {
+            poll_immediate_wake();
+        }
+        seq_wait(wg->ctl_seq, wg->ctl_seq_seen);
         netdev_wg_uapi_wait(wg);
         ovs_mutex_unlock(&wg->mutex);
     }

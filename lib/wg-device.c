@@ -33,6 +33,7 @@
 VLOG_DEFINE_THIS_MODULE(wg_device);
 
 COVERAGE_DEFINE(wg_under_load_enter);
+COVERAGE_DEFINE(wg_initiation_deferred);
 
 static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
 
@@ -83,6 +84,7 @@ wg_device_create(const struct wg_device_hooks *hooks, void *aux)
     dev->aux = aux;
     hmap_init(&dev->peers_by_key);
     ovs_list_init(&dev->peers);
+    ovs_list_init(&dev->initiations_wanted);
     dev->timers_next_ms = WG_TIMER_OFF;
     wg_peer_index_table_init(&dev->indices);
     wg_peer_endpoint_table_init(&dev->endpoints);
@@ -322,6 +324,9 @@ wg_device_peer_add(struct wg_device *dev, const uint8_t pub[WG_KEY_LEN],
 void
 wg_device_peer_remove(struct wg_device *dev, struct wg_peer *peer)
 {
+    if (peer->initiation_wanted) {
+        ovs_list_remove(&peer->wanted_node);
+    }
     wg_allowedips_remove_peer(dev->allowedips, peer);
     hmap_remove(&dev->peers_by_key, &peer->key_node);
     ovs_list_remove(&peer->list_node);
@@ -529,6 +534,23 @@ wg_device_send_to_peer(struct wg_device *dev, struct wg_peer *peer,
     }
 }
 
+/* Leaves the initiation to 'peer' to the next wg_device_run(), which is due
+ * at once, and wakes the thread that runs it. */
+static void
+defer_initiation(struct wg_device *dev, struct wg_peer *peer,
+                 long long int now)
+{
+    if (!peer->initiation_wanted) {
+        COVERAGE_INC(wg_initiation_deferred);
+        peer->initiation_wanted = true;
+        ovs_list_push_back(&dev->initiations_wanted, &peer->wanted_node);
+    }
+    dev->timers_next_ms = MIN(dev->timers_next_ms, now);
+    if (dev->hooks.wake) {
+        dev->hooks.wake(dev->aux);
+    }
+}
+
 int
 wg_device_send_initiation(struct wg_device *dev, struct wg_peer *peer,
                           bool is_retry)
@@ -549,6 +571,10 @@ wg_device_send_initiation(struct wg_device *dev, struct wg_peer *peer,
     }
     if (!peer->endpoint_len) {
         return ENOTCONN;
+    }
+    if (dev->defer_initiations && !dev->in_run) {
+        defer_initiation(dev, peer, now);
+        return 0;
     }
     wg_device_wall_clock(dev, &wall);
     wg_timers_ephemeral_key_created(&peer->timers, now);
@@ -729,6 +755,25 @@ static const struct wg_timers_actions timer_actions = {
  * it stays at most the earliest deadline; the peers are only looked at
  * once that time has come, which also makes it exact again.  A timer
  * stopped early at worst causes one look too many. */
+/* Sends the initiations deferred since the last run, in the order they
+ * were asked for (each checked again against its rate limit). */
+static void
+run_deferred_initiations(struct wg_device *dev)
+{
+    struct wg_peer *peer;
+
+    LIST_FOR_EACH_POP (peer, wanted_node, &dev->initiations_wanted) {
+        peer->initiation_wanted = false;
+        wg_device_send_initiation(dev, peer, false);
+    }
+}
+
+void
+wg_device_set_deferred(struct wg_device *dev, bool defer)
+{
+    dev->defer_initiations = defer;
+}
+
 long long int
 wg_device_run(struct wg_device *dev)
 {
@@ -741,12 +786,15 @@ wg_device_run(struct wg_device *dev)
     }
     /* Timers that the actions below set lower this again. */
     dev->timers_next_ms = WG_TIMER_OFF;
+    dev->in_run = true;
+    run_deferred_initiations(dev);
     LIST_FOR_EACH (peer, list_node, &dev->peers) {
         struct timer_ctx ctx = { .dev = dev, .peer = peer };
 
         next = MIN(next, wg_timers_run(&peer->timers, now, &timer_actions,
                                        &ctx));
     }
+    dev->in_run = false;
     dev->timers_next_ms = MIN(dev->timers_next_ms, next);
     return dev->timers_next_ms;
 }

@@ -65,6 +65,11 @@ struct wg_device_hooks {
      * the packets queued for it. */
     void (*handshake_failed)(void *aux, struct wg_peer *peer);
 
+    /* wg_device_run() is due at once (from wg_device_set_deferred()'s
+     * deferral): wake the thread that runs it.  May be called from within
+     * any wg_device_*() function. */
+    void (*wake)(void *aux);
+
     /* Monotonic clock in milliseconds.  NULL: OVS's time_msec(). */
     long long int (*now_ms)(void *aux);
 
@@ -378,6 +383,15 @@ enum wg_device_rx wg_device_receive(struct wg_device *dev,
  * may be early (a timer stopped since it was set), never late; a call
  * before it is due costs the same whatever the number of peers. */
 long long int wg_device_run(struct wg_device *dev);
+
+/* Deferral of handshake work ('defer' true; false by default): every
+ * handshake initiation that a call other than wg_device_run() would send
+ * (a packet for a peer without a session, a rekey after so many messages or
+ * seconds, wg_device_peer_initiate()...) is instead sent by the next
+ * wg_device_run(), which becomes due at once (the 'wake' hook is called).
+ * The X25519 computations of an initiation then run on the thread that
+ * runs the device's timers, not on the data path's. */
+void wg_device_set_deferred(struct wg_device *dev, bool defer);
 
 /* The next deadline without running anything, as wg_device_run() returns
  * it (possibly early, never late), in constant time. */

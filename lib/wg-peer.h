@@ -73,6 +73,11 @@ struct wg_peer {
     uint64_t rx_packets;
     uint64_t tx_packets;
 
+    /* A handshake initiation deferred to wg_device_run(), if in the
+     * device's 'initiations_wanted'. */
+    bool initiation_wanted;
+    struct ovs_list wanted_node;
+
     /* Receive steering: the lowest byte of each index of the peer is
      * 'rx_class' modulo 'rx_n_classes' (1: any index). */
     uint16_t rx_class;
