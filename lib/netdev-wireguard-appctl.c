@@ -102,6 +102,12 @@ netdev_wg_show_offload(struct ds *out, const struct netdev_wireguard *wg)
         ds_put_format(out, "  rx queue %d: %"PRIu64" messages, %"PRIu64
                       " bytes\n", i, q ? q->packets : 0, q ? q->bytes : 0);
     }
+    for (int i = 0; i < wg->n_txq; i++) {
+        ds_put_format(out, "  tx queue %d: %"PRIu64" messages\n", i,
+                      wg->txqs[i]->tx.messages);
+    }
+    ds_put_format(out, "  tx by the port itself: %"PRIu64" messages\n",
+                  wg->tx.messages);
 }
 
 struct netdev_wg_show_job {

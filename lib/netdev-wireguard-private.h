@@ -56,7 +56,10 @@ struct netdev_wg_dns;
 #define NETDEV_WG_HS_QUEUE_MAX 1024     /* Handshake messages a PMD thread
                                          * leaves to the main thread. */
 #define NETDEV_WG_HS_PER_RUN 64         /* Of those, handled per run. */
-#define NETDEV_WG_TX_SLOTS 128          /* Encrypted messages per flush. */
+#define NETDEV_WG_TX_SLOTS 128          /* Encrypted messages per flush,
+                                         * and most that one frame makes. */
+#define NETDEV_WG_TXQ_SLOTS (4 * NETDEV_WG_TX_SLOTS) /* Per transmit queue. */
+#define NETDEV_WG_TXQ_MAX 64            /* Transmit queues of a port. */
 #define NETDEV_WG_RX_READS 16           /* Reads per recvmmsg(). */
 #define NETDEV_WG_MIN_MTU_IPV6 1280     /* Inner MTU IPv6 needs (RFC 8200). */
 #define NETDEV_WG_EVENTS_SCAN_MS 1000   /* Peer expiry and roaming checks. */
@@ -128,14 +131,38 @@ struct netdev_wg_peer {
     struct netdev_wg_dns *dns;  /* Host-name endpoint, or NULL. */
 };
 
-/* The send batch: message slots (each a WireGuard header, inner packet,
+/* A message whose sealing waits for the end of the locked part of a send
+ * (netdev-wireguard-tx.c): its slot, its keypair and counter, where it
+ * goes. */
+struct netdev_wg_pending {
+    uint8_t *slot;
+    struct wg_device_sealer sealer;
+    int len;                            /* UDP payload bytes. */
+    struct sockaddr_storage dst;
+    uint8_t tos;
+};
+
+/* A send batch: message slots (each a WireGuard header, inner packet,
  * padding and tag, encrypted in place) and the queues they wait in until
- * netdev_wg_io_flush() sends them and takes the slots back. */
+ * they are sent and the slots taken back.  The port's own batch (for what
+ * the engine's hooks and timers send) seals each message at once, under
+ * the port's lock; a transmit queue's batch seals and sends outside it
+ * ('pending' nonnull). */
 struct netdev_wg_tx {
-    struct tx_slots slots;      /* NETDEV_WG_TX_SLOTS. */
+    struct tx_slots slots;
     struct udp_batch_tx *q4;    /* Messages for the IPv4 socket. */
     struct udp_batch_tx *q6;    /* Messages for the IPv6 socket. */
     struct udp_batch_tx *ctl;   /* One handshake/cookie message. */
+    struct netdev_wg_pending *pending;  /* One per slot, or NULL. */
+    size_t n_pending;
+    uint64_t messages;          /* Data messages made (with 'mutex'). */
+};
+
+/* A transmit queue: the batch of the thread that sends with its qid, and
+ * a mutex for when OVS says the qid is shared ('concurrent_txq'). */
+struct netdev_wg_txq {
+    struct ovs_mutex mutex;
+    struct netdev_wg_tx tx;
 };
 
 /* What the offload paths did, for "wireguard/show --offload". */
@@ -229,11 +256,19 @@ struct netdev_wireguard {
      * queue q's (a SO_REUSEPORT group when there are several, steered by
      * receiver index: netdev-wireguard-sock.c); socket 0 also sends. */
     struct wg_device *dev;
+    struct ovs_rwlock sock_rwlock;  /* Writers: who changes the sockets
+                                     * (with 'mutex' held too); readers:
+                                     * transmit queues sending, without
+                                     * 'mutex'. */
     struct udp_batch_sock *sock4[WG_CONFIG_N_RXQ_MAX];
     struct udp_batch_sock *sock6[WG_CONFIG_N_RXQ_MAX];
     int n_socks;                /* Sockets per family, 0 if none. */
     int bound_port;             /* Port of the sockets, 0 if none. */
-    struct netdev_wg_tx tx;
+    struct netdev_wg_tx tx;     /* The port's own send batch. */
+    size_t slot_size;           /* Of every batch's slots, for the MTU. */
+    struct netdev_wg_txq **txqs;    /* Transmit queues, per qid. */
+    int n_txq;
+    int requested_n_txq;        /* What OVS asked for (set_tx_multiq()). */
     size_t n_queued;            /* Packets in all peers' queues. */
 
     /* Layer 2 adapter and the receive queues (queue 0 always exists and
@@ -324,8 +359,10 @@ bool netdev_wg_events_carrier(const struct netdev_wireguard *wg);
 
 /* netdev-wireguard-tx.c: bridge to peer. */
 
-/* Sends a batch from the bridge. */
-void netdev_wg_tx_send(struct netdev_wireguard *wg,
+/* Sends a batch from the bridge through transmit queue 'txq', taking the
+ * port's mutex for the parts that need it (the caller holds neither it nor
+ * another thread's 'txq'). */
+void netdev_wg_tx_send(struct netdev_wireguard *wg, struct netdev_wg_txq *txq,
                        struct dp_packet_batch *batch);
 
 /* Hooks of the protocol engine (struct wg_device_hooks): a peer got a
@@ -465,8 +502,19 @@ void netdev_wg_sock_set_mtu(struct netdev_wireguard *wg, int mtu);
 struct udp_batch_sock *netdev_wg_sock_for(const struct netdev_wireguard *wg,
                                           int family);
 
-/* Sends the queued messages and takes their slots back. */
+/* Sends the queued messages of the port's own batch and takes their slots
+ * back. */
 void netdev_wg_sock_flush(struct netdev_wireguard *wg);
+
+/* Transmit queues: 'n' of them (creating or destroying, while nothing
+ * sends); the slots of 'txq' resized for the MTU in force (with 'mutex'
+ * held, 'txq' empty); sending what 'txq' has queued without 'mutex', which
+ * returns how many datagrams the sockets did not take. */
+void netdev_wg_sock_set_n_txq(struct netdev_wireguard *wg, int n);
+void netdev_wg_sock_fit_txq(struct netdev_wireguard *wg,
+                            struct netdev_wg_txq *txq);
+size_t netdev_wg_sock_send_txq(struct netdev_wireguard *wg,
+                               struct netdev_wg_txq *txq);
 
 /* Engine hook: sends one handshake or cookie message at once. */
 void netdev_wg_sock_send_control(void *aux, const struct sockaddr *dst,

@@ -110,16 +110,104 @@ void
 netdev_wg_sock_set_mtu(struct netdev_wireguard *wg, int mtu)
 {
     netdev_wg_sock_flush(wg);
+    wg->slot_size = netdev_wg_slot_size(mtu);
     tx_slots_destroy(&wg->tx.slots);
-    tx_slots_init(&wg->tx.slots, NETDEV_WG_TX_SLOTS,
-                  netdev_wg_slot_size(mtu));
+    tx_slots_init(&wg->tx.slots, NETDEV_WG_TX_SLOTS, wg->slot_size);
+}
+
+/* Transmit queues. */
+
+static struct netdev_wg_txq *
+netdev_wg_txq_create(size_t slot_size)
+{
+    struct netdev_wg_txq *txq = xzalloc(sizeof *txq);
+
+    ovs_mutex_init(&txq->mutex);
+    tx_slots_init(&txq->tx.slots, NETDEV_WG_TXQ_SLOTS, slot_size);
+    txq->tx.q4 = udp_batch_tx_create(NETDEV_WG_TXQ_SLOTS);
+    txq->tx.q6 = udp_batch_tx_create(NETDEV_WG_TXQ_SLOTS);
+    txq->tx.pending = xmalloc(NETDEV_WG_TXQ_SLOTS * sizeof *txq->tx.pending);
+    return txq;
+}
+
+static void
+netdev_wg_txq_destroy(struct netdev_wg_txq *txq)
+{
+    if (txq) {
+        udp_batch_tx_destroy(txq->tx.q4);
+        udp_batch_tx_destroy(txq->tx.q6);
+        tx_slots_destroy(&txq->tx.slots);
+        free(txq->tx.pending);
+        ovs_mutex_destroy(&txq->mutex);
+        free(txq);
+    }
+}
+
+void
+netdev_wg_sock_set_n_txq(struct netdev_wireguard *wg, int n)
+{
+    for (int i = n; i < wg->n_txq; i++) {
+        netdev_wg_txq_destroy(wg->txqs[i]);
+    }
+    wg->txqs = xrealloc(wg->txqs, n * sizeof *wg->txqs);
+    for (int i = wg->n_txq; i < n; i++) {
+        wg->txqs[i] = netdev_wg_txq_create(wg->slot_size);
+    }
+    wg->n_txq = n;
+}
+
+void
+netdev_wg_sock_fit_txq(struct netdev_wireguard *wg, struct netdev_wg_txq *txq)
+{
+    if (txq->tx.slots.slot_size != wg->slot_size) {
+        tx_slots_destroy(&txq->tx.slots);
+        tx_slots_init(&txq->tx.slots, NETDEV_WG_TXQ_SLOTS, wg->slot_size);
+    }
+}
+
+/* Sends what 'q' holds on the port's socket for 'family', if it still has
+ * one.  Returns how many datagrams were dropped. */
+static size_t
+netdev_wg_txq_flush(struct netdev_wireguard *wg, struct udp_batch_tx *q,
+                    int family)
+    OVS_REQ_RDLOCK(wg->sock_rwlock)
+{
+    size_t n = udp_batch_tx_count(q);
+    struct udp_batch_sock *sock = (family == AF_INET6
+                                   ? wg->sock6[0] : wg->sock4[0]);
+
+    if (!n) {
+        return 0;
+    } else if (!sock) {
+        udp_batch_tx_clear(q);
+        return n;
+    }
+    n -= udp_batch_tx_flush(q, sock, NULL);
+    COVERAGE_ADD(wg_tx_socket_drop, n);
+    return n;
+}
+
+size_t
+netdev_wg_sock_send_txq(struct netdev_wireguard *wg,
+                        struct netdev_wg_txq *txq)
+    OVS_EXCLUDED(wg->mutex)
+{
+    size_t dropped;
+
+    ovs_rwlock_rdlock(&wg->sock_rwlock);
+    dropped = netdev_wg_txq_flush(wg, txq->tx.q4, AF_INET);
+    dropped += netdev_wg_txq_flush(wg, txq->tx.q6, AF_INET6);
+    ovs_rwlock_unlock(&wg->sock_rwlock);
+    tx_slots_reset(&txq->tx.slots);
+    return dropped;
 }
 
 void
 netdev_wg_sock_init(struct netdev_wireguard *wg)
 {
-    tx_slots_init(&wg->tx.slots, NETDEV_WG_TX_SLOTS,
-                  netdev_wg_slot_size(wg->mtu));
+    ovs_rwlock_init(&wg->sock_rwlock);
+    wg->slot_size = netdev_wg_slot_size(wg->mtu);
+    tx_slots_init(&wg->tx.slots, NETDEV_WG_TX_SLOTS, wg->slot_size);
     wg->tx.q4 = udp_batch_tx_create(NETDEV_WG_TX_SLOTS);
     wg->tx.q6 = udp_batch_tx_create(NETDEV_WG_TX_SLOTS);
     wg->tx.ctl = udp_batch_tx_create(1);
@@ -143,8 +231,12 @@ netdev_wg_sock_destroy(struct netdev_wireguard *wg)
     udp_batch_tx_destroy(wg->tx.q6);
     udp_batch_tx_destroy(wg->tx.ctl);
     tx_slots_destroy(&wg->tx.slots);
+    netdev_wg_sock_set_n_txq(wg, 0);
+    free(wg->txqs);
+    wg->txqs = NULL;
     netdev_wg_close_sockets(wg->sock4, wg->sock6);
     wg->n_socks = 0;
+    ovs_rwlock_destroy(&wg->sock_rwlock);
 }
 
 /* Opening the sockets. */
@@ -263,8 +355,10 @@ static void
 netdev_wg_sock_close_all(struct netdev_wireguard *wg)
 {
     netdev_wg_sock_flush(wg);
+    ovs_rwlock_wrlock(&wg->sock_rwlock);
     netdev_wg_close_sockets(wg->sock4, wg->sock6);
     wg->n_socks = 0;
+    ovs_rwlock_unlock(&wg->sock_rwlock);
 }
 
 /* Puts the 'n' sockets per family of 's4' and 's6' in place of the port's,
@@ -274,9 +368,11 @@ netdev_wg_sock_replace(struct netdev_wireguard *wg, int n,
                        struct udp_batch_sock **s4, struct udp_batch_sock **s6)
 {
     netdev_wg_sock_close_all(wg);
+    ovs_rwlock_wrlock(&wg->sock_rwlock);
     memcpy(wg->sock4, s4, sizeof wg->sock4);
     memcpy(wg->sock6, s6, sizeof wg->sock6);
     wg->n_socks = n;
+    ovs_rwlock_unlock(&wg->sock_rwlock);
     wg->bound_port = udp_batch_port(s4[0]);
     wg_device_set_rx_classes(wg->dev, n);
 }

@@ -132,6 +132,8 @@ netdev_wireguard_construct(struct netdev *netdev)
 #endif
     netdev_wg_bridge_init(wg);
     netdev_wg_sock_init(wg);
+    wg->requested_n_txq = 1;
+    netdev_wg_sock_set_n_txq(wg, 1);
     netdev_wg_rx_init(wg);
 
     ovs_mutex_lock(&netdev_wg_list_mutex);
@@ -634,21 +636,46 @@ netdev_wireguard_reconfigure(struct netdev *netdev)
     ovs_mutex_lock(&wg->mutex);
     netdev->n_rxq = wg->cfg.n_rxq;
     netdev_wg_rx_set_n_rxq(wg, wg->cfg.n_rxq);
+    netdev->n_txq = wg->requested_n_txq;
+    netdev_wg_sock_set_n_txq(wg, wg->requested_n_txq);
     ovs_mutex_unlock(&wg->mutex);
     return 0;
 }
 
 /* Data path. */
 
+/* As netdev-dpdk: each qid has its transmit queue, which a thread locks
+ * only when OVS says that several share the qid. */
 static int
-netdev_wireguard_send(struct netdev *netdev, int qid OVS_UNUSED,
-                      struct dp_packet_batch *batch,
-                      bool concurrent_txq OVS_UNUSED)
+netdev_wireguard_send(struct netdev *netdev, int qid,
+                      struct dp_packet_batch *batch, bool concurrent_txq)
+{
+    struct netdev_wireguard *wg = netdev_wireguard_cast(netdev);
+    struct netdev_wg_txq *txq = wg->txqs[qid % wg->n_txq];
+
+    if (OVS_UNLIKELY(concurrent_txq)) {
+        ovs_mutex_lock(&txq->mutex);
+        netdev_wg_tx_send(wg, txq, batch);
+        ovs_mutex_unlock(&txq->mutex);
+    } else {
+        netdev_wg_tx_send(wg, txq, batch);
+    }
+    return 0;
+}
+
+/* OVS asks for one transmit queue per thread that may send to the port
+ * (PMD threads and the main thread). */
+static int
+netdev_wireguard_set_tx_multiq(struct netdev *netdev, unsigned int n_txq)
 {
     struct netdev_wireguard *wg = netdev_wireguard_cast(netdev);
 
     ovs_mutex_lock(&wg->mutex);
-    netdev_wg_tx_send(wg, batch);
+    n_txq = MAX(1, MIN(n_txq, NETDEV_WG_TXQ_MAX));
+    if (n_txq != wg->requested_n_txq) {
+        wg->requested_n_txq = n_txq;
+        netdev_request_reconfigure(netdev);
+    }
     ovs_mutex_unlock(&wg->mutex);
     return 0;
 }
@@ -763,6 +790,7 @@ netdev_wireguard_wait(const struct netdev_class *class OVS_UNUSED)
     .get_config = netdev_wireguard_get_config,                  \
     .set_config = netdev_wireguard_set_config,                  \
     .reconfigure = netdev_wireguard_reconfigure,                \
+    .set_tx_multiq = netdev_wireguard_set_tx_multiq,            \
     .send = netdev_wireguard_send,                              \
     .set_etheraddr = netdev_wireguard_set_etheraddr,            \
     .get_etheraddr = netdev_wireguard_get_etheraddr,            \

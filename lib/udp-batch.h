@@ -160,6 +160,9 @@ struct udp_batch_tx *udp_batch_tx_create(size_t max);
 /* Frees 'tx'.  Null is allowed. */
 void udp_batch_tx_destroy(struct udp_batch_tx *tx);
 
+/* Drops every datagram queued in 'tx' without sending it. */
+void udp_batch_tx_clear(struct udp_batch_tx *tx);
+
 /* Queues 'size' bytes at 'data' for 'dst' (AF_INET or AF_INET6, the family
  * of the socket it will be flushed to).  The bytes are not copied: they
  * must stay in place until the next flush.  Returns false, queuing

@@ -645,46 +645,51 @@ keep_key_fresh_send(struct wg_device *dev, struct wg_peer *peer,
     }
 }
 
+/* Writes the header of a data message with the next counter of 'kp' and
+ * zeros its padding; '*sealer' is what finish_seal() needs. */
+static void
+begin_seal(struct wg_noise_keypair *kp, uint8_t *msg, size_t inner_len,
+           size_t padded, struct wg_device_sealer *sealer)
+{
+    struct wg_msg_data *hdr = (struct wg_msg_data *) msg;
+
+    sealer->kp = kp;
+    sealer->counter = kp->send_counter++;
+    sealer->padded = padded;
+    memset(msg + WG_DEVICE_HEADROOM + inner_len, 0, padded - inner_len);
+    hdr->type = htole32(WG_MSG_DATA);
+    hdr->receiver = htole32(kp->remote_index);
+    hdr->counter = htole64(sealer->counter);
+}
+
+/* Seals the padded inner packet of 'msg' in place.  Reads only the
+ * keypair's send key. */
+static bool
+finish_seal(const struct wg_device_sealer *sealer, uint8_t *msg)
+{
+    return wg_aead_seal(sealer->kp->send_key, sealer->counter,
+                        msg + WG_DEVICE_HEADROOM, msg + WG_DEVICE_HEADROOM,
+                        sealer->padded, NULL, 0);
+}
+
 /* Header, padding, AEAD with the next counter of 'kp'. */
 static bool
 seal_data(struct wg_noise_keypair *kp, uint8_t *msg, size_t inner_len,
           size_t padded)
 {
-    struct wg_msg_data *hdr = (struct wg_msg_data *) msg;
-    uint64_t counter = kp->send_counter++;
+    struct wg_device_sealer sealer;
 
-    memset(msg + WG_DEVICE_HEADROOM + inner_len, 0, padded - inner_len);
-    hdr->type = htole32(WG_MSG_DATA);
-    hdr->receiver = htole32(kp->remote_index);
-    hdr->counter = htole64(counter);
-    return wg_aead_seal(kp->send_key, counter, msg + WG_DEVICE_HEADROOM,
-                        msg + WG_DEVICE_HEADROOM, padded, NULL, 0);
+    begin_seal(kp, msg, inner_len, padded, &sealer);
+    return finish_seal(&sealer, msg);
 }
 
-int
-wg_device_encrypt(struct wg_device *dev, struct wg_peer *peer,
-                  uint8_t *msg, size_t inner_len, size_t msg_size)
+/* After a message of 'total' bytes ('inner_len' of them inner packet) went
+ * to 'peer' with 'kp': its counters, its timers, a rekey if due. */
+static void
+note_data_sent(struct wg_device *dev, struct wg_peer *peer,
+               const struct wg_noise_keypair *kp, size_t inner_len,
+               size_t total, long long int now)
 {
-    long long int now = wg_device_now(dev);
-    struct wg_noise_keypair *kp = peer->keypairs.current;
-    size_t padded, total;
-
-    if (!peer->endpoint_len) {
-        return WG_DEVICE_TX_NO_ENDPOINT;
-    }
-    if (!wg_noise_keypair_can_send(kp, now)) {
-        wg_device_send_initiation(dev, peer, false);
-        return WG_DEVICE_TX_NO_SESSION;
-    }
-    padded = padded_len(dev, inner_len);
-    total = WG_DEVICE_HEADROOM + padded + WG_AEAD_TAG_LEN;
-    if (total > msg_size || total > INT_MAX) {
-        return WG_DEVICE_TX_NO_ROOM;
-    }
-    if (!seal_data(kp, msg, inner_len, padded)) {
-        VLOG_WARN_RL(&rl, "encryption failed");
-        return WG_DEVICE_TX_CRYPTO_ERROR;
-    }
     peer->tx_bytes += total;
     peer->tx_packets++;
     wg_timers_any_authenticated_packet_traversed(&peer->timers, now);
@@ -693,7 +698,91 @@ wg_device_encrypt(struct wg_device *dev, struct wg_peer *peer,
         wg_timers_data_sent(&peer->timers, now);
     }
     keep_key_fresh_send(dev, peer, kp, now);
+}
+
+/* The checks of an encryption for 'peer' of 'inner_len' bytes into
+ * 'msg_size': returns the message's length, or an enum wg_device_tx value,
+ * and the keypair to use in '*kpp'. */
+static int
+encrypt_check(struct wg_device *dev, struct wg_peer *peer, size_t inner_len,
+              size_t msg_size, long long int now,
+              struct wg_noise_keypair **kpp)
+{
+    struct wg_noise_keypair *kp = peer->keypairs.current;
+    size_t total;
+
+    if (!peer->endpoint_len) {
+        return WG_DEVICE_TX_NO_ENDPOINT;
+    }
+    if (!wg_noise_keypair_can_send(kp, now)) {
+        wg_device_send_initiation(dev, peer, false);
+        return WG_DEVICE_TX_NO_SESSION;
+    }
+    total = WG_DEVICE_HEADROOM + padded_len(dev, inner_len) + WG_AEAD_TAG_LEN;
+    if (total > msg_size || total > INT_MAX) {
+        return WG_DEVICE_TX_NO_ROOM;
+    }
+    *kpp = kp;
     return total;
+}
+
+int
+wg_device_encrypt(struct wg_device *dev, struct wg_peer *peer,
+                  uint8_t *msg, size_t inner_len, size_t msg_size)
+{
+    long long int now = wg_device_now(dev);
+    struct wg_noise_keypair *kp;
+    int total;
+
+    total = encrypt_check(dev, peer, inner_len, msg_size, now, &kp);
+    if (total < 0) {
+        return total;
+    }
+    if (!seal_data(kp, msg, inner_len, padded_len(dev, inner_len))) {
+        VLOG_WARN_RL(&rl, "encryption failed");
+        return WG_DEVICE_TX_CRYPTO_ERROR;
+    }
+    note_data_sent(dev, peer, kp, inner_len, total, now);
+    return total;
+}
+
+int
+wg_device_encrypt_begin(struct wg_device *dev, struct wg_peer *peer,
+                        uint8_t *msg, size_t inner_len, size_t msg_size,
+                        struct wg_device_sealer *sealer)
+{
+    long long int now = wg_device_now(dev);
+    struct wg_noise_keypair *kp;
+    int total;
+
+    total = encrypt_check(dev, peer, inner_len, msg_size, now, &kp);
+    if (total < 0) {
+        return total;
+    }
+    begin_seal(kp, msg, inner_len, padded_len(dev, inner_len), sealer);
+    wg_noise_keypair_ref(kp);
+    note_data_sent(dev, peer, kp, inner_len, total, now);
+    return total;
+}
+
+void
+wg_device_encrypt_cancel(struct wg_device_sealer *sealer)
+{
+    wg_noise_keypair_unref(sealer->kp);
+    sealer->kp = NULL;
+}
+
+bool
+wg_device_encrypt_finish(struct wg_device_sealer *sealer, uint8_t *msg)
+{
+    bool ok = finish_seal(sealer, msg);
+
+    if (!ok) {
+        VLOG_WARN_RL(&rl, "encryption failed");
+    }
+    wg_noise_keypair_unref(sealer->kp);
+    sealer->kp = NULL;
+    return ok;
 }
 
 /* Timers. */

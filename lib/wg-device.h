@@ -311,6 +311,31 @@ enum wg_device_tx {
 int wg_device_encrypt(struct wg_device *dev, struct wg_peer *peer,
                       uint8_t *msg, size_t inner_len, size_t msg_size);
 
+/* Encryption in two steps, for a caller whose lock serializes its calls
+ * on the device but who wants the cipher to run outside that lock, on
+ * several threads at once.  wg_device_encrypt_begin() does all that
+ * wg_device_encrypt() does (checks, header with the next counter, padding,
+ * the peer's counters and timers) but the cipher, and holds the keypair
+ * for '*sealer'; wg_device_encrypt_finish() then seals the message in
+ * place without the caller's lock (it touches only that keypair's key,
+ * which a rekey or removal meanwhile does not free) and releases the
+ * keypair.  Every successful begin must be finished (or cancelled) once, and the
+ * message must not leave before its finish returned true: on false it
+ * holds no valid ciphertext (nor plaintext: the cipher failed closed). */
+struct wg_noise_keypair;
+struct wg_device_sealer {
+    struct wg_noise_keypair *kp;
+    uint64_t counter;
+    size_t padded;
+};
+int wg_device_encrypt_begin(struct wg_device *dev, struct wg_peer *peer,
+                            uint8_t *msg, size_t inner_len, size_t msg_size,
+                            struct wg_device_sealer *sealer);
+bool wg_device_encrypt_finish(struct wg_device_sealer *sealer, uint8_t *msg);
+
+/* Releases the keypair of a begun message that will not be sent. */
+void wg_device_encrypt_cancel(struct wg_device_sealer *sealer);
+
 /* What wg_device_receive() did with a datagram.  Values from
  * WG_DEVICE_DROP_TOO_SHORT on are drops; each has a distinct reason. */
 enum wg_device_rx {
