@@ -319,9 +319,9 @@ int wg_device_encrypt(struct wg_device *dev, struct wg_peer *peer,
  * for '*sealer'; wg_device_encrypt_finish() then seals the message in
  * place without the caller's lock (it touches only that keypair's key,
  * which a rekey or removal meanwhile does not free) and releases the
- * keypair.  Every successful begin must be finished (or cancelled) once, and the
- * message must not leave before its finish returned true: on false it
- * holds no valid ciphertext (nor plaintext: the cipher failed closed). */
+ * keypair.  Every successful begin must be finished (or cancelled) once,
+ * and the message may leave only if its finish returned true (on false,
+ * the buffer may hold anything, plaintext included). */
 struct wg_noise_keypair;
 struct wg_device_sealer {
     struct wg_noise_keypair *kp;
