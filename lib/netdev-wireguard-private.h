@@ -320,24 +320,51 @@ extern struct ovs_list netdev_wg_list OVS_GUARDED_BY(netdev_wg_list_mutex);
  *
  * tx and rx never call each other.
  *
- * Threads and locks.  Every function here runs with 'wg->mutex' held,
- * taken by the class callbacks (netdev-wireguard.c) for the port, so the
- * protocol engine (struct wg_device, which leaves serialization to its
- * caller), the layer-2 adapter, the send batch and the rings need no lock
- * of their own.  The class callbacks may be called by the main thread
- * (configuration, run/wait, appctl, rxq_recv() of non-PMD ports) and, in a
- * DPDK build, by PMD threads (send()); 'netdev_wg_list_mutex' guards the
- * list of ports and is taken before a port's mutex.  Below the port only
- * udp-batch locks for itself (a mutex and atomic counters per socket, so
- * that a socket may send from several threads and appctl may read its
- * counters); the port's mutex serializes every use of it today.  Crypto
- * needs no lock: OpenSSL contexts belong to one key, which the port's
- * mutex serializes, and intel-ipsec-mb has one manager per thread
- * (wg-aead-ipsecmb.c).  Control work that may be long runs in slices on
- * the main thread, the mutex taken for one slice at a time: a UAPI request
- * (wg-uapi.h, WG_UAPI_SLICE_US) and "wireguard/show" (netdev-wireguard-
- * appctl.c, NETDEV_WG_SLICE_US), so that a dump, a setconf or a listing
- * of 10,000 peers never keeps the data path waiting. */
+ * Threads.  The main thread of ovs-vswitchd runs configuration, the
+ * class's run and wait hooks (the engine's timers, handshake messages left
+ * by PMD threads, deferred handshake initiations, the UAPI socket, peer
+ * events, "wireguard/show"), and polls the receive queues of type
+ * "wireguard" ports.  PMD threads poll the receive queues of type
+ * "wireguard-pmd" ports.  Any datapath thread may send to any port:
+ * send() gets a qid, and each qid has its transmit queue (struct
+ * netdev_wg_txq), locked only when OVS says the qid is shared
+ * ('concurrent_txq'), as netdev-dpdk does.
+ *
+ * Locks, in the order they are taken:
+ *
+ *   - 'netdev_wg_list_mutex': the list of ports;
+ *   - a transmit queue's 'mutex' (shared qids only);
+ *   - 'wg->mutex', the port's lock: the protocol engine (struct wg_device,
+ *     which leaves serialization to its caller), the layer-2 adapter, the
+ *     port's own send batch, the receive queues' state, the handshake
+ *     queue and every counter.  Every function in these files runs with it
+ *     held, except the parts of the send path that say otherwise;
+ *   - 'wg->sock_rwlock': the sockets; who changes them holds 'wg->mutex'
+ *     and writes; transmit queues read without 'wg->mutex';
+ *   - below the port, udp-batch's per-socket mutex and atomic counters.
+ *
+ * What runs outside 'wg->mutex': a send takes it to route, segment and
+ * reserve each message's counter (wg_device_encrypt_begin(), which holds
+ * the keypair), then releases it to encrypt (wg_device_encrypt_finish())
+ * and to sendmmsg() through its transmit queue, so that threads sending
+ * to one port encrypt in parallel.  A keypair is referenced while a message
+ * is sealed (struct wg_noise_keypair), so a rekey or a peer's removal on
+ * another thread never frees keys in use; intel-ipsec-mb keeps one manager
+ * per thread (wg-aead-ipsecmb.c) and an OpenSSL key serializes its own
+ * context (wg-crypto.c).  Receiving (the socket reads, decryption, the
+ * replay window, coalescing) still runs under 'wg->mutex': one port's
+ * receive work uses one core at a time.
+ *
+ * Control work stays off the data path: the engine defers every handshake
+ * initiation to wg_device_run() on the main thread (wg_device_set_deferred(),
+ * the 'wake' hook changes 'ctl_seq'), and a PMD thread hands handshake
+ * messages to the main thread through a bounded queue
+ * (NETDEV_WG_HS_QUEUE_MAX, counted when full), so X25519 never runs on a
+ * PMD thread.  Long control work runs in slices on the main thread, the
+ * mutex taken for one slice at a time: a UAPI request (wg-uapi.h,
+ * WG_UAPI_SLICE_US) and "wireguard/show" (netdev-wireguard-appctl.c,
+ * NETDEV_WG_SLICE_US), so that a dump, a setconf or a listing of 10,000
+ * peers never keeps the data path waiting. */
 
 /* netdev-wireguard-events.c: peer events (see the top of that file). */
 
