@@ -27,6 +27,7 @@
 #include "netdev-provider.h"
 #include "openvswitch/list.h"
 #include "openvswitch/thread.h"
+#include "ovs-thread.h"
 #include "packets.h"
 #include "smap.h"
 #include "wg-config.h"
