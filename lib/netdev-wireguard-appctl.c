@@ -94,8 +94,20 @@ netdev_wg_show_offload(struct ds *out, const struct netdev_wireguard *wg)
                   PRIu64" segments", o->coalesced, o->coalesced + o->merged);
     netdev_wg_put_ratio(out, o->coalesced + o->merged, o->coalesced);
     ds_put_cstr(out, " super-packet)\n");
-    netdev_wg_put_sock_offload(out, "IPv4", wg->sock4);
-    netdev_wg_put_sock_offload(out, "IPv6", wg->sock6);
+    netdev_wg_put_sock_offload(out, "IPv4", wg->sock4[0]);
+    netdev_wg_put_sock_offload(out, "IPv6", wg->sock6[0]);
+    for (int i = 0; i < wg->n_rxq; i++) {
+        const struct netdev_wg_rxq *q = wg->rxqs[i];
+
+        ds_put_format(out, "  rx queue %d: %"PRIu64" messages, %"PRIu64
+                      " bytes\n", i, q ? q->packets : 0, q ? q->bytes : 0);
+    }
+    for (int i = 0; i < wg->n_txq; i++) {
+        ds_put_format(out, "  tx queue %d: %"PRIu64" messages\n", i,
+                      wg->txqs[i]->tx.messages);
+    }
+    ds_put_format(out, "  tx by the port itself: %"PRIu64" messages\n",
+                  wg->tx.messages);
 }
 
 struct netdev_wg_show_job {
@@ -147,17 +159,16 @@ netdev_wg_show_unixctl(struct unixctl_conn *conn, int argc,
     ovs_list_push_back(&show_jobs, &job->node);
 }
 
-/* The port named 'name', with its mutex held (the caller holds
- * netdev_wg_list_mutex), or NULL if it is gone. */
+/* The port named 'name' (the caller holds netdev_wg_list_mutex, which
+ * keeps it), or NULL if it is gone. */
 static struct netdev_wireguard *
-netdev_wg_show_lock_port(const char *name)
+netdev_wg_show_find_port(const char *name)
     OVS_REQUIRES(netdev_wg_list_mutex)
 {
     struct netdev_wireguard *wg;
 
     LIST_FOR_EACH (wg, list_node, &netdev_wg_list) {
         if (!strcmp(name, netdev_get_name(&wg->up))) {
-            ovs_mutex_lock(&wg->mutex);
             return wg;
         }
     }
@@ -208,10 +219,13 @@ netdev_wg_show_step(struct netdev_wg_show_job *job)
         return true;
     }
     ovs_mutex_lock(&netdev_wg_list_mutex);
-    wg = netdev_wg_show_lock_port(job->ports.names[job->next_port]);
-    netdev_wg_show_port_step(job, wg);
+    wg = netdev_wg_show_find_port(job->ports.names[job->next_port]);
     if (wg) {
+        ovs_mutex_lock(&wg->mutex);
+        netdev_wg_show_port_step(job, wg);
         ovs_mutex_unlock(&wg->mutex);
+    } else {
+        netdev_wg_show_port_step(job, NULL);
     }
     ovs_mutex_unlock(&netdev_wg_list_mutex);
     return false;

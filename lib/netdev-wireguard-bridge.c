@@ -26,7 +26,8 @@
 #include "util.h"
 
 /* What both directions of the wireguard port hand to the bridge: the
- * 'to_bridge' queue that rxq_recv() drains, frames the port makes itself
+ * 'to_bridge' queue of each receive queue that rxq_recv() drains (queue 0
+ * for what is not received), frames the port makes itself
  * (ARP and ND answers and solicitations, ICMP "too big"), the packets the
  * layer-2 adapter held until their neighbor was known, and the adapter's
  * timers.  Also the packet rings used here and for per-peer queues.  Calls
@@ -88,23 +89,22 @@ netdev_wg_ring_pop(struct netdev_wg_ring *ring)
 void
 netdev_wg_bridge_init(struct netdev_wireguard *wg)
 {
-    netdev_wg_ring_init(&wg->to_bridge, NETDEV_WG_TO_BRIDGE_MAX);
     wg->l2 = bridge_l2_create(wg->mac, NULL);
 }
 
 void
 netdev_wg_bridge_destroy(struct netdev_wireguard *wg)
 {
-    netdev_wg_ring_destroy(&wg->to_bridge);
     bridge_l2_destroy(wg->l2);
 }
 
 /* To the bridge. */
 
 void
-netdev_wg_bridge_push(struct netdev_wireguard *wg, struct dp_packet *pkt)
+netdev_wg_bridge_push_q(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
+                        struct dp_packet *pkt)
 {
-    if (!netdev_wg_ring_push(&wg->to_bridge, pkt)) {
+    if (!netdev_wg_ring_push(&q->to_bridge, pkt)) {
         COVERAGE_INC(wg_rx_to_bridge_full);
         wg->stats.rx_dropped++;
         netdev_wg_count(wg, NETDEV_WG_RX_BRIDGE_FULL);
@@ -119,6 +119,12 @@ netdev_wg_bridge_set_offload(struct dp_packet *pkt, uint64_t meta,
     if (meta & NETDEV_WG_META_TSO) {
         ovs_compat_pkt_set_tso(pkt, meta & NETDEV_WG_META_IPV6, segsz);
     }
+}
+
+void
+netdev_wg_bridge_push(struct netdev_wireguard *wg, struct dp_packet *pkt)
+{
+    netdev_wg_bridge_push_q(wg, wg->rxqs[0], pkt);
 }
 
 /* Queues the Ethernet frame 'frame' for the bridge, with 'meta' offload
@@ -153,10 +159,4 @@ netdev_wg_bridge_run(struct netdev_wireguard *wg)
     if (now >= bridge_l2_next_deadline(wg->l2)) {
         bridge_l2_run(wg->l2, now);
     }
-}
-
-bool
-netdev_wg_bridge_has_pending(const struct netdev_wireguard *wg)
-{
-    return wg->to_bridge.n > 0;
 }

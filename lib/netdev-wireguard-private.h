@@ -27,10 +27,12 @@
 #include "netdev-provider.h"
 #include "openvswitch/list.h"
 #include "openvswitch/thread.h"
+#include "ovs-thread.h"
 #include "packets.h"
 #include "smap.h"
 #include "wg-config.h"
 #include "wg-device.h"
+#include "wg-messages.h"
 #include "wg-uapi.h"
 #include "tx-slots.h"
 #include "udp-batch.h"
@@ -52,7 +54,13 @@ struct netdev_wg_dns;
 #define NETDEV_WG_PEER_QUEUE_MAX 256    /* Packets waiting for a session. */
 #define NETDEV_WG_PORT_QUEUE_MAX 4096   /* The same, all peers of a port. */
 #define NETDEV_WG_TO_BRIDGE_MAX 2048    /* Packets waiting for rxq_recv(). */
-#define NETDEV_WG_TX_SLOTS 128          /* Encrypted messages per flush. */
+#define NETDEV_WG_HS_QUEUE_MAX 1024     /* Handshake messages a PMD thread
+                                         * leaves to the main thread. */
+#define NETDEV_WG_HS_PER_RUN 64         /* Of those, handled per run. */
+#define NETDEV_WG_TX_SLOTS 128          /* Encrypted messages per flush,
+                                         * and most that one frame makes. */
+#define NETDEV_WG_TXQ_SLOTS (4 * NETDEV_WG_TX_SLOTS) /* Per transmit queue. */
+#define NETDEV_WG_TXQ_MAX 64            /* Transmit queues of a port. */
 #define NETDEV_WG_RX_READS 16           /* Reads per recvmmsg(). */
 #define NETDEV_WG_MIN_MTU_IPV6 1280     /* Inner MTU IPv6 needs (RFC 8200). */
 #define NETDEV_WG_EVENTS_SCAN_MS 1000   /* Peer expiry and roaming checks. */
@@ -91,6 +99,28 @@ struct netdev_wg_ring {
     size_t cap;
 };
 
+/* A receive queue: the buffers of its sockets' reads, the inner packets
+ * of one receive round, the packets waiting for rxq_recv(), and what it
+ * read. */
+struct netdev_wg_rxq {
+    uint8_t *mem;
+    struct udp_batch_rx_buf bufs[NETDEV_WG_RX_READS];
+    struct pkt_gro_pkt *inner;
+    struct dp_packet **owner;   /* Coalesced heads moved to packets. */
+    struct netdev_wg_ring to_bridge;
+    uint64_t packets;           /* WireGuard messages read. */
+    uint64_t bytes;             /* Their UDP payload bytes. */
+};
+
+/* A handshake message received on a PMD thread, waiting for the main
+ * thread (netdev_wg_rx_handshakes()). */
+struct netdev_wg_hs_msg {
+    struct sockaddr_storage src;
+    socklen_t src_len;
+    uint16_t len;
+    uint8_t msg[WG_MSG_INITIATION_LEN];     /* The larger of the two. */
+};
+
 /* Port-side state of a peer, attached to its struct wg_peer as user data. */
 struct netdev_wg_peer {
     char *name;                 /* OVSDB peer name, NULL if added by UAPI. */
@@ -102,14 +132,38 @@ struct netdev_wg_peer {
     struct netdev_wg_dns *dns;  /* Host-name endpoint, or NULL. */
 };
 
-/* The send batch: message slots (each a WireGuard header, inner packet,
+/* A message whose sealing waits for the end of the locked part of a send
+ * (netdev-wireguard-tx.c): its slot, its keypair and counter, where it
+ * goes. */
+struct netdev_wg_pending {
+    uint8_t *slot;
+    struct wg_device_sealer sealer;
+    int len;                            /* UDP payload bytes. */
+    struct sockaddr_storage dst;
+    uint8_t tos;
+};
+
+/* A send batch: message slots (each a WireGuard header, inner packet,
  * padding and tag, encrypted in place) and the queues they wait in until
- * netdev_wg_io_flush() sends them and takes the slots back. */
+ * they are sent and the slots taken back.  The port's own batch (for what
+ * the engine's hooks and timers send) seals each message at once, under
+ * the port's lock; a transmit queue's batch seals and sends outside it
+ * ('pending' nonnull). */
 struct netdev_wg_tx {
-    struct tx_slots slots;      /* NETDEV_WG_TX_SLOTS. */
+    struct tx_slots slots;
     struct udp_batch_tx *q4;    /* Messages for the IPv4 socket. */
     struct udp_batch_tx *q6;    /* Messages for the IPv6 socket. */
     struct udp_batch_tx *ctl;   /* One handshake/cookie message. */
+    struct netdev_wg_pending *pending;  /* One per slot, or NULL. */
+    size_t n_pending;
+    uint64_t messages;          /* Data messages made (with 'mutex'). */
+};
+
+/* A transmit queue: the batch of the thread that sends with its qid, and
+ * a mutex for when OVS says the qid is shared ('concurrent_txq'). */
+struct netdev_wg_txq {
+    struct ovs_mutex mutex;
+    struct netdev_wg_tx tx;
 };
 
 /* What the offload paths did, for "wireguard/show --offload". */
@@ -164,6 +218,8 @@ struct netdev_wg_offload_stats {
       "too many packets in one receive round")                             \
     C(RX_BRIDGE_FULL, "rx_drop_bridge_queue_full", WARN,                   \
       "the queue to the bridge is full")                                   \
+    C(RX_HS_QUEUE_FULL, "rx_drop_handshake_queue_full", WARN,              \
+      "too many handshake messages wait for the main thread")              \
     C(RX_ECN_NOT_ECT, "rx_drop_ecn_not_ect", INFO,                         \
       "congestion (outer CE) on a packet that is not ECN-capable")         \
     C(HANDSHAKE_INITIATION_SENT, "handshake_initiation_sent", DBG, "")     \
@@ -197,23 +253,39 @@ struct netdev_wireguard {
     struct wg_config cfg;
     char *mtu_error;            /* Why mtu_request was refused, or NULL. */
 
-    /* Protocol engine and sockets. */
+    /* Protocol engine and sockets.  Socket q of each family is receive
+     * queue q's (a SO_REUSEPORT group when there are several, steered by
+     * receiver index: netdev-wireguard-sock.c); socket 0 also sends. */
     struct wg_device *dev;
-    struct udp_batch_sock *sock4;
-    struct udp_batch_sock *sock6;
+    struct ovs_rwlock sock_rwlock;  /* Writers: who changes the sockets
+                                     * (with 'mutex' held too); readers:
+                                     * transmit queues sending, without
+                                     * 'mutex'. */
+    struct udp_batch_sock *sock4[WG_CONFIG_N_RXQ_MAX];
+    struct udp_batch_sock *sock6[WG_CONFIG_N_RXQ_MAX];
+    int n_socks;                /* Sockets per family, 0 if none. */
     int bound_port;             /* Port of the sockets, 0 if none. */
-    struct netdev_wg_tx tx;
+    struct netdev_wg_tx tx;     /* The port's own send batch. */
+    size_t slot_size;           /* Of every batch's slots, for the MTU. */
+    struct netdev_wg_txq **txqs;    /* Transmit queues, per qid. */
+    int n_txq;
+    int requested_n_txq;        /* What OVS asked for (set_tx_multiq()). */
     size_t n_queued;            /* Packets in all peers' queues. */
 
-    /* Layer 2 adapter and packets waiting to enter the bridge. */
+    /* Layer 2 adapter and the receive queues (queue 0 always exists and
+     * also carries the frames the port makes itself to the bridge). */
     struct bridge_l2 *l2;
-    struct netdev_wg_ring to_bridge;
+    struct netdev_wg_rxq *rxqs[WG_CONFIG_N_RXQ_MAX];
+    int n_rxq;                  /* Queues the datapath polls. */
 
-    /* Receive buffers and the inner packets of one receive round. */
-    uint8_t *rx_mem;
-    struct udp_batch_rx_buf rx_bufs[NETDEV_WG_RX_READS];
-    struct pkt_gro_pkt *rx_inner;
-    struct dp_packet **rx_owner;    /* Coalesced heads moved to packets. */
+    /* Control work for the main thread: handshake messages received by PMD
+     * threads (type wireguard-pmd; NULL until the first), and the sequence
+     * the engine's 'wake' hook changes for deferred initiations. */
+    bool defer_handshakes;
+    struct netdev_wg_hs_msg *hs_queue;  /* NETDEV_WG_HS_QUEUE_MAX. */
+    size_t hs_head, hs_n;
+    struct seq *ctl_seq;
+    uint64_t ctl_seq_seen;
 
     /* UAPI socket. */
     struct wg_uapi_server *uapi;
@@ -249,24 +321,51 @@ extern struct ovs_list netdev_wg_list OVS_GUARDED_BY(netdev_wg_list_mutex);
  *
  * tx and rx never call each other.
  *
- * Threads and locks.  Every function here runs with 'wg->mutex' held,
- * taken by the class callbacks (netdev-wireguard.c) for the port, so the
- * protocol engine (struct wg_device, which leaves serialization to its
- * caller), the layer-2 adapter, the send batch and the rings need no lock
- * of their own.  The class callbacks may be called by the main thread
- * (configuration, run/wait, appctl, rxq_recv() of non-PMD ports) and, in a
- * DPDK build, by PMD threads (send()); 'netdev_wg_list_mutex' guards the
- * list of ports and is taken before a port's mutex.  Below the port only
- * udp-batch locks for itself (a mutex and atomic counters per socket, so
- * that a socket may send from several threads and appctl may read its
- * counters); the port's mutex serializes every use of it today.  Crypto
- * needs no lock: OpenSSL contexts belong to one key, which the port's
- * mutex serializes, and intel-ipsec-mb has one manager per thread
- * (wg-aead-ipsecmb.c).  Control work that may be long runs in slices on
- * the main thread, the mutex taken for one slice at a time: a UAPI request
- * (wg-uapi.h, WG_UAPI_SLICE_US) and "wireguard/show" (netdev-wireguard-
- * appctl.c, NETDEV_WG_SLICE_US), so that a dump, a setconf or a listing
- * of 10,000 peers never keeps the data path waiting. */
+ * Threads.  The main thread of ovs-vswitchd runs configuration, the
+ * class's run and wait hooks (the engine's timers, handshake messages left
+ * by PMD threads, deferred handshake initiations, the UAPI socket, peer
+ * events, "wireguard/show"), and polls the receive queues of type
+ * "wireguard" ports.  PMD threads poll the receive queues of type
+ * "wireguard-pmd" ports.  Any datapath thread may send to any port:
+ * send() gets a qid, and each qid has its transmit queue (struct
+ * netdev_wg_txq), locked only when OVS says the qid is shared
+ * ('concurrent_txq'), as netdev-dpdk does.
+ *
+ * Locks, in the order they are taken:
+ *
+ *   - 'netdev_wg_list_mutex': the list of ports;
+ *   - a transmit queue's 'mutex' (shared qids only);
+ *   - 'wg->mutex', the port's lock: the protocol engine (struct wg_device,
+ *     which leaves serialization to its caller), the layer-2 adapter, the
+ *     port's own send batch, the receive queues' state, the handshake
+ *     queue and every counter.  Every function in these files runs with it
+ *     held, except the parts of the send path that say otherwise;
+ *   - 'wg->sock_rwlock': the sockets; who changes them holds 'wg->mutex'
+ *     and writes; transmit queues read without 'wg->mutex';
+ *   - below the port, udp-batch's per-socket mutex and atomic counters.
+ *
+ * What runs outside 'wg->mutex': a send takes it to route, segment and
+ * reserve each message's counter (wg_device_encrypt_begin(), which holds
+ * the keypair), then releases it to encrypt (wg_device_encrypt_finish())
+ * and to sendmmsg() through its transmit queue, so that threads sending
+ * to one port encrypt in parallel.  A keypair is referenced while a message
+ * is sealed (struct wg_noise_keypair), so a rekey or a peer's removal on
+ * another thread never frees keys in use; intel-ipsec-mb keeps one manager
+ * per thread (wg-aead-ipsecmb.c) and an OpenSSL key serializes its own
+ * context (wg-crypto.c).  Receiving (the socket reads, decryption, the
+ * replay window, coalescing) still runs under 'wg->mutex': one port's
+ * receive work uses one core at a time.
+ *
+ * Control work stays off the data path: the engine defers every handshake
+ * initiation to wg_device_run() on the main thread (wg_device_set_deferred(),
+ * the 'wake' hook changes 'ctl_seq'), and a PMD thread hands handshake
+ * messages to the main thread through a bounded queue
+ * (NETDEV_WG_HS_QUEUE_MAX, counted when full), so X25519 never runs on a
+ * PMD thread.  Long control work runs in slices on the main thread, the
+ * mutex taken for one slice at a time: a UAPI request (wg-uapi.h,
+ * WG_UAPI_SLICE_US) and "wireguard/show" (netdev-wireguard-appctl.c,
+ * NETDEV_WG_SLICE_US), so that a dump, a setconf or a listing of 10,000
+ * peers never keeps the data path waiting. */
 
 /* netdev-wireguard-events.c: peer events (see the top of that file). */
 
@@ -288,8 +387,10 @@ bool netdev_wg_events_carrier(const struct netdev_wireguard *wg);
 
 /* netdev-wireguard-tx.c: bridge to peer. */
 
-/* Sends a batch from the bridge. */
-void netdev_wg_tx_send(struct netdev_wireguard *wg,
+/* Sends a batch from the bridge through transmit queue 'txq', taking the
+ * port's mutex for the parts that need it (the caller holds neither it nor
+ * another thread's 'txq'). */
+void netdev_wg_tx_send(struct netdev_wireguard *wg, struct netdev_wg_txq *txq,
                        struct dp_packet_batch *batch);
 
 /* Hooks of the protocol engine (struct wg_device_hooks): a peer got a
@@ -303,10 +404,26 @@ void netdev_wg_tx_handshake_failed(void *aux, struct wg_peer *peer);
 void netdev_wg_rx_init(struct netdev_wireguard *wg);
 void netdev_wg_rx_destroy(struct netdev_wireguard *wg);
 
-/* Reads the sockets unless packets still wait for the bridge, and fills
- * 'batch' with at most NETDEV_MAX_BURST packets.  Returns 0 or EAGAIN. */
-int netdev_wg_rx_recv(struct netdev_wireguard *wg,
+/* Makes sure receive queues 0 to n - 1 exist (before the sockets spread
+ * datagrams over them). */
+void netdev_wg_rx_add_queues(struct netdev_wireguard *wg, int n);
+
+/* Sets the number of queues the datapath polls to 'n', removing the
+ * others (the datapath has closed them). */
+void netdev_wg_rx_set_n_rxq(struct netdev_wireguard *wg, int n);
+
+/* Reads the sockets of queue 'qid' unless packets still wait there for the
+ * bridge, and fills 'batch' with at most NETDEV_MAX_BURST packets.
+ * Returns 0 or EAGAIN. */
+int netdev_wg_rx_recv(struct netdev_wireguard *wg, int qid,
                       struct dp_packet_batch *batch);
+
+/* Wakes the poll loop when queue 'qid' has something to read. */
+void netdev_wg_rx_wait(struct netdev_wireguard *wg, int qid);
+
+/* Main thread: handles up to NETDEV_WG_HS_PER_RUN of the handshake
+ * messages PMD threads left for it; true if more wait. */
+bool netdev_wg_rx_handshakes(struct netdev_wireguard *wg);
 
 /* netdev-wireguard-keys.c: key material (see the rule at the top of
  * that file). */
@@ -397,8 +514,8 @@ void netdev_wg_dns_status(const struct netdev_wireguard *wg,
 void netdev_wg_sock_init(struct netdev_wireguard *wg);
 void netdev_wg_sock_destroy(struct netdev_wireguard *wg);
 
-/* Opens, moves or keeps the sockets per 'cfg'.  Returns 0 or an errno
- * value with a message in '*errp'. */
+/* Opens, moves or keeps the sockets per 'cfg' (cfg->n_rxq per family).
+ * Returns 0 or an errno value with a message in '*errp'. */
 int netdev_wg_sock_apply(struct netdev_wireguard *wg,
                          const struct wg_config *cfg, char **errp);
 
@@ -409,12 +526,23 @@ int netdev_wg_sock_set_listen_port(struct netdev_wireguard *wg, int port);
 /* Resizes the message slots for inner MTU 'mtu'. */
 void netdev_wg_sock_set_mtu(struct netdev_wireguard *wg, int mtu);
 
-/* The socket for 'family' (AF_INET or AF_INET6), or NULL. */
+/* The sending socket for 'family' (AF_INET or AF_INET6), or NULL. */
 struct udp_batch_sock *netdev_wg_sock_for(const struct netdev_wireguard *wg,
                                           int family);
 
-/* Sends the queued messages and takes their slots back. */
+/* Sends the queued messages of the port's own batch and takes their slots
+ * back. */
 void netdev_wg_sock_flush(struct netdev_wireguard *wg);
+
+/* Transmit queues: 'n' of them (creating or destroying, while nothing
+ * sends); the slots of 'txq' resized for the MTU in force (with 'mutex'
+ * held, 'txq' empty); sending what 'txq' has queued without 'mutex', which
+ * returns how many datagrams the sockets did not take. */
+void netdev_wg_sock_set_n_txq(struct netdev_wireguard *wg, int n);
+void netdev_wg_sock_fit_txq(struct netdev_wireguard *wg,
+                            struct netdev_wg_txq *txq);
+size_t netdev_wg_sock_send_txq(struct netdev_wireguard *wg,
+                               struct netdev_wg_txq *txq);
 
 /* Engine hook: sends one handshake or cookie message at once. */
 void netdev_wg_sock_send_control(void *aux, const struct sockaddr *dst,
@@ -431,8 +559,12 @@ void netdev_wg_sock_send_control(void *aux, const struct sockaddr *dst,
 void netdev_wg_bridge_init(struct netdev_wireguard *wg);
 void netdev_wg_bridge_destroy(struct netdev_wireguard *wg);
 
-/* Queues 'pkt' for the bridge (dropping and counting it if the queue is
- * full).  Takes ownership. */
+/* Queues 'pkt' for the bridge in receive queue 'q' (dropping and counting
+ * it if the queue is full).  Takes ownership. */
+void netdev_wg_bridge_push_q(struct netdev_wireguard *wg,
+                             struct netdev_wg_rxq *q, struct dp_packet *pkt);
+
+/* The same for a frame the port makes itself: receive queue 0. */
 void netdev_wg_bridge_push(struct netdev_wireguard *wg,
                            struct dp_packet *pkt);
 
@@ -452,8 +584,6 @@ void netdev_wg_bridge_flush_resolved(struct netdev_wireguard *wg);
 /* Runs the layer-2 adapter's timers. */
 void netdev_wg_bridge_run(struct netdev_wireguard *wg);
 
-/* True if packets are waiting for the bridge. */
-bool netdev_wg_bridge_has_pending(const struct netdev_wireguard *wg);
 
 /* Rings of packets. */
 void netdev_wg_ring_init(struct netdev_wg_ring *ring, size_t cap);

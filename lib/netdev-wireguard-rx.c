@@ -17,13 +17,16 @@
 #include <config.h>
 
 #include <errno.h>
+#include <poll.h>
 #include <string.h>
 
 #include "bridge-l2.h"
 #include "coverage.h"
 #include "dp-packet.h"
 #include "netdev-wireguard-private.h"
+#include "openvswitch/poll-loop.h"
 #include "openvswitch/vlog.h"
+#include "seq.h"
 #include "ovs-compat.h"
 #include "pkt-ecn.h"
 #include "pkt-gro.h"
@@ -53,6 +56,7 @@ COVERAGE_DEFINE(wg_rx_gro_input);
 COVERAGE_DEFINE(wg_rx_merged);
 COVERAGE_DEFINE(wg_rx_round_full);
 COVERAGE_DEFINE(wg_rx_l2_drop);
+COVERAGE_DEFINE(wg_rx_handshake_deferred);
 
 
 /* Distance between receive buffers: room for the largest read, rounded up
@@ -62,26 +66,74 @@ COVERAGE_DEFINE(wg_rx_l2_drop);
 /* Most inner packets one receive round decrypts. */
 #define NETDEV_WG_RX_INNER_MAX (NETDEV_WG_RX_READS * 64)
 
+static struct netdev_wg_rxq *
+netdev_wg_rxq_create(void)
+{
+    struct netdev_wg_rxq *q = xzalloc(sizeof *q);
+
+    /* Buffers start on cache-line boundaries: decrypted inner headers are
+     * read in place and must stay aligned. */
+    q->mem = xmalloc_cacheline(NETDEV_WG_RX_READS * NETDEV_WG_RX_STRIDE);
+    for (size_t i = 0; i < NETDEV_WG_RX_READS; i++) {
+        q->bufs[i].data = q->mem + i * NETDEV_WG_RX_STRIDE;
+        q->bufs[i].size = UDP_BATCH_RX_BUF_SIZE;
+    }
+    q->inner = xmalloc(NETDEV_WG_RX_INNER_MAX * sizeof *q->inner);
+    q->owner = xmalloc(NETDEV_WG_RX_INNER_MAX * sizeof *q->owner);
+    netdev_wg_ring_init(&q->to_bridge, NETDEV_WG_TO_BRIDGE_MAX);
+    return q;
+}
+
+static void
+netdev_wg_rxq_destroy(struct netdev_wg_rxq *q)
+{
+    if (q) {
+        netdev_wg_ring_destroy(&q->to_bridge);
+        free_cacheline(q->mem);
+        free(q->inner);
+        free(q->owner);
+        free(q);
+    }
+}
+
 void
 netdev_wg_rx_init(struct netdev_wireguard *wg)
 {
-    /* Buffers start on cache-line boundaries: decrypted inner headers are
-     * read in place and must stay aligned. */
-    wg->rx_mem = xmalloc_cacheline(NETDEV_WG_RX_READS * NETDEV_WG_RX_STRIDE);
-    for (size_t i = 0; i < NETDEV_WG_RX_READS; i++) {
-        wg->rx_bufs[i].data = wg->rx_mem + i * NETDEV_WG_RX_STRIDE;
-        wg->rx_bufs[i].size = UDP_BATCH_RX_BUF_SIZE;
-    }
-    wg->rx_inner = xmalloc(NETDEV_WG_RX_INNER_MAX * sizeof *wg->rx_inner);
-    wg->rx_owner = xmalloc(NETDEV_WG_RX_INNER_MAX * sizeof *wg->rx_owner);
+    wg->rxqs[0] = netdev_wg_rxq_create();
+    wg->n_rxq = 1;
 }
 
 void
 netdev_wg_rx_destroy(struct netdev_wireguard *wg)
 {
-    free_cacheline(wg->rx_mem);
-    free(wg->rx_inner);
-    free(wg->rx_owner);
+    for (size_t i = 0; i < ARRAY_SIZE(wg->rxqs); i++) {
+        netdev_wg_rxq_destroy(wg->rxqs[i]);
+        wg->rxqs[i] = NULL;
+    }
+    free(wg->hs_queue);
+    wg->hs_queue = NULL;
+    wg->hs_n = 0;
+}
+
+void
+netdev_wg_rx_add_queues(struct netdev_wireguard *wg, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (!wg->rxqs[i]) {
+            wg->rxqs[i] = netdev_wg_rxq_create();
+        }
+    }
+}
+
+void
+netdev_wg_rx_set_n_rxq(struct netdev_wireguard *wg, int n)
+{
+    netdev_wg_rx_add_queues(wg, n);
+    for (size_t i = MAX(n, 1); i < ARRAY_SIZE(wg->rxqs); i++) {
+        netdev_wg_rxq_destroy(wg->rxqs[i]);
+        wg->rxqs[i] = NULL;
+    }
+    wg->n_rxq = n;
 }
 
 /* Inner packets to the bridge. */
@@ -90,9 +142,9 @@ netdev_wg_rx_destroy(struct netdev_wireguard *wg)
  * super-packet, its segments' payload size 'segsz'.  'owner', if nonnull,
  * is a dp_packet whose data is 'ip' (from coalescing) and is consumed. */
 static void
-netdev_wg_rx_to_bridge(struct netdev_wireguard *wg, const uint8_t *ip,
-                       size_t len, uint64_t meta, uint16_t segsz,
-                       struct dp_packet *owner)
+netdev_wg_rx_to_bridge(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
+                       const uint8_t *ip, size_t len, uint64_t meta,
+                       uint16_t segsz, struct dp_packet *owner)
 {
     struct dp_packet *pkt = owner;
     struct bridge_l2_ingress in;
@@ -105,13 +157,13 @@ netdev_wg_rx_to_bridge(struct netdev_wireguard *wg, const uint8_t *ip,
     netdev_wg_bridge_set_offload(pkt, meta, segsz);
     action = bridge_l2_to_bridge(wg->l2, pkt, time_msec(), &in);
     if (in.solicit) {
-        netdev_wg_bridge_push(wg, in.solicit);
+        netdev_wg_bridge_push_q(wg, q, in.solicit);
     }
     if (action == BRIDGE_L2_IN_DELIVER) {
         dp_packet_push(pkt, &in.eth, sizeof in.eth);
         wg->stats.rx_packets++;
         wg->stats.rx_bytes += len;
-        netdev_wg_bridge_push(wg, pkt);
+        netdev_wg_bridge_push_q(wg, q, pkt);
     } else if (action == BRIDGE_L2_IN_DROP) {
         /* The adapter counted and logged the reason (bridge_l2_*). */
         COVERAGE_INC(wg_rx_l2_drop);
@@ -148,9 +200,9 @@ BUILD_ASSERT_DECL(ROUND_UP(RTE_PKTMBUF_HEADROOM + NETDEV_WG_FRAME_MAX
 static bool
 netdev_wg_gro_grow(void *aux, struct pkt_gro_pkt *g, size_t room)
 {
-    struct netdev_wireguard *wg = aux;
-    size_t i = g - wg->rx_inner;
-    struct dp_packet *pkt = wg->rx_owner[i];
+    struct netdev_wg_rxq *q = aux;
+    size_t i = g - q->inner;
+    struct dp_packet *pkt = q->owner[i];
 
     if (pkt || room > NETDEV_WG_GRO_MAX) {
         return false;
@@ -158,7 +210,7 @@ netdev_wg_gro_grow(void *aux, struct pkt_gro_pkt *g, size_t room)
     pkt = dp_packet_new_with_headroom(NETDEV_WG_GRO_MAX,
                                       NETDEV_WG_RX_HEADROOM);
     dp_packet_put(pkt, g->data, g->len);
-    wg->rx_owner[i] = pkt;
+    q->owner[i] = pkt;
     g->data = dp_packet_data(pkt);
     g->room = g->len + dp_packet_tailroom(pkt);
     return true;
@@ -167,18 +219,19 @@ netdev_wg_gro_grow(void *aux, struct pkt_gro_pkt *g, size_t room)
 /* Coalesces (when enabled) and hands the decrypted packets of this round
  * to the bridge. */
 static void
-netdev_wg_rx_deliver(struct netdev_wireguard *wg, size_t n)
+netdev_wg_rx_deliver(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
+                     size_t n)
 {
     bool gro = wg->tso && wg->cfg.tcp_gro && n > 1;
 
-    memset(wg->rx_owner, 0, n * sizeof *wg->rx_owner);
+    memset(q->owner, 0, n * sizeof *q->owner);
     if (gro) {
         COVERAGE_INC(wg_rx_gro_round);
         COVERAGE_ADD(wg_rx_gro_input, n);
-        pkt_gro_batch(wg->rx_inner, n, netdev_wg_gro_grow, wg);
+        pkt_gro_batch(q->inner, n, netdev_wg_gro_grow, q);
     }
     for (size_t i = 0; i < n; i++) {
-        struct pkt_gro_pkt *g = &wg->rx_inner[i];
+        struct pkt_gro_pkt *g = &q->inner[i];
         uint64_t meta = 0;
 
         if (!gro) {
@@ -193,19 +246,81 @@ netdev_wg_rx_deliver(struct netdev_wireguard *wg, size_t n)
             COVERAGE_INC(wg_rx_coalesced);
             wg->offload.coalesced++;
             meta = NETDEV_WG_META_TSO | (g->ipv6 ? NETDEV_WG_META_IPV6 : 0);
-            if (wg->rx_owner[i]) {
-                dp_packet_set_size(wg->rx_owner[i], g->len);
+            if (q->owner[i]) {
+                dp_packet_set_size(q->owner[i], g->len);
             }
         }
-        netdev_wg_rx_to_bridge(wg, g->data, g->len, meta, g->gso_size,
-                               wg->rx_owner[i]);
+        netdev_wg_rx_to_bridge(wg, q, g->data, g->len, meta, g->gso_size,
+                               q->owner[i]);
     }
 }
 
-/* Decrypts every datagram of one read into wg->rx_inner[*n...]. */
+/* Handshake messages on PMD threads. */
+
+static socklen_t
+netdev_wg_src_len(const struct udp_batch_rx_buf *buf)
+{
+    return (buf->src.sa.sa_family == AF_INET6
+            ? sizeof buf->src.sin6 : sizeof buf->src.sin);
+}
+
+/* Leaves handshake message 'msg' from 'buf''s source to the main thread
+ * (the X25519 work of a handshake never runs on a PMD thread), or drops it
+ * if NETDEV_WG_HS_QUEUE_MAX already wait. */
 static void
-netdev_wg_rx_read(struct netdev_wireguard *wg, struct udp_batch_rx_buf *buf,
-                  size_t *n)
+netdev_wg_rx_defer(struct netdev_wireguard *wg,
+                   const struct udp_batch_rx_buf *buf, const void *msg,
+                   size_t len)
+{
+    struct netdev_wg_hs_msg *m;
+
+    if (wg->hs_n >= NETDEV_WG_HS_QUEUE_MAX) {
+        wg->stats.rx_dropped++;
+        netdev_wg_count(wg, NETDEV_WG_RX_HS_QUEUE_FULL);
+        return;
+    }
+    if (!wg->hs_queue) {
+        wg->hs_queue = xmalloc(NETDEV_WG_HS_QUEUE_MAX * sizeof *wg->hs_queue);
+    }
+    m = &wg->hs_queue[(wg->hs_head + wg->hs_n++) % NETDEV_WG_HS_QUEUE_MAX];
+    m->src_len = netdev_wg_src_len(buf);
+    memcpy(&m->src, &buf->src, m->src_len);
+    m->len = len;
+    memcpy(m->msg, msg, len);
+    COVERAGE_INC(wg_rx_handshake_deferred);
+    seq_change(wg->ctl_seq);
+}
+
+bool
+netdev_wg_rx_handshakes(struct netdev_wireguard *wg)
+{
+    size_t n = MIN(wg->hs_n, NETDEV_WG_HS_PER_RUN);
+
+    if (!n) {
+        return false;
+    }
+    /* The queue's depth is the load, as the kernel reads its own. */
+    wg_device_note_pending_handshakes(wg->dev, wg->hs_n);
+    for (size_t i = 0; i < n; i++) {
+        struct netdev_wg_hs_msg *m = &wg->hs_queue[wg->hs_head];
+        struct wg_device_rx_result out;
+        enum wg_device_rx rx;
+
+        wg->hs_head = (wg->hs_head + 1) % NETDEV_WG_HS_QUEUE_MAX;
+        wg->hs_n--;
+        rx = wg_device_receive(wg->dev, (struct sockaddr *) &m->src,
+                               m->src_len, m->msg, m->len, &out);
+        netdev_wg_count_rx_drop(wg, rx);
+        netdev_wg_count_rx(wg, rx, (struct sockaddr *) &m->src);
+    }
+    netdev_wg_sock_flush(wg);
+    return wg->hs_n > 0;
+}
+
+/* Decrypts every datagram of one read into q->inner[*n...]. */
+static void
+netdev_wg_rx_read(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
+                  struct udp_batch_rx_buf *buf, size_t *n)
 {
     struct udp_batch_seg seg;
     const void *data;
@@ -216,9 +331,13 @@ netdev_wg_rx_read(struct netdev_wireguard *wg, struct udp_batch_rx_buf *buf,
         struct wg_device_rx_result out;
         enum wg_device_rx rx;
 
-        rx = wg_device_receive(wg->dev, &buf->src.sa,
-                               buf->src.sa.sa_family == AF_INET6
-                               ? sizeof buf->src.sin6 : sizeof buf->src.sin,
+        q->packets++;
+        q->bytes += len;
+        if (wg->defer_handshakes && wg_device_is_handshake_msg(data, len)) {
+            netdev_wg_rx_defer(wg, buf, data, len);
+            continue;
+        }
+        rx = wg_device_receive(wg->dev, &buf->src.sa, netdev_wg_src_len(buf),
                                CONST_CAST(uint8_t *, data), len, &out);
         if (rx == WG_DEVICE_RX_DATA
             && pkt_ecn_decap(out.inner, out.inner_len, buf->tos)
@@ -226,7 +345,7 @@ netdev_wg_rx_read(struct netdev_wireguard *wg, struct udp_batch_rx_buf *buf,
             wg->stats.rx_dropped++;
             netdev_wg_count(wg, NETDEV_WG_RX_ECN_NOT_ECT);
         } else if (rx == WG_DEVICE_RX_DATA && *n < NETDEV_WG_RX_INNER_MAX) {
-            struct pkt_gro_pkt *g = &wg->rx_inner[(*n)++];
+            struct pkt_gro_pkt *g = &q->inner[(*n)++];
             memset(g, 0, sizeof *g);
             g->data = out.inner;
             g->len = g->room = out.inner_len;
@@ -244,12 +363,13 @@ netdev_wg_rx_read(struct netdev_wireguard *wg, struct udp_batch_rx_buf *buf,
 /* Tells the device how many handshake messages this round holds, before it
  * handles any of them, as the kernel looks at its handshake queue. */
 static void
-netdev_wg_rx_note_handshakes(struct netdev_wireguard *wg, size_t n_reads)
+netdev_wg_rx_note_handshakes(struct netdev_wireguard *wg,
+                             struct netdev_wg_rxq *q, size_t n_reads)
 {
     size_t n = 0;
 
     for (size_t i = 0; i < n_reads; i++) {
-        struct udp_batch_rx_buf *buf = &wg->rx_bufs[i];
+        struct udp_batch_rx_buf *buf = &q->bufs[i];
         struct udp_batch_seg seg;
         const void *data;
         size_t len;
@@ -262,39 +382,63 @@ netdev_wg_rx_note_handshakes(struct netdev_wireguard *wg, size_t n_reads)
     wg_device_note_pending_handshakes(wg->dev, n);
 }
 
-/* One receive round on 'sock'. */
+/* One receive round of queue 'q' on 'sock'. */
 static void
-netdev_wg_rx_sock(struct netdev_wireguard *wg, struct udp_batch_sock *sock)
+netdev_wg_rx_sock(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
+                  struct udp_batch_sock *sock)
 {
     size_t n_reads, n_inner = 0;
 
-    if (!sock || udp_batch_recv(sock, wg->rx_bufs, NETDEV_WG_RX_READS,
+    if (!sock || udp_batch_recv(sock, q->bufs, NETDEV_WG_RX_READS,
                                 &n_reads)) {
         return;
     }
-    netdev_wg_rx_note_handshakes(wg, n_reads);
-    for (size_t i = 0; i < n_reads; i++) {
-        netdev_wg_rx_read(wg, &wg->rx_bufs[i], &n_inner);
+    if (!wg->defer_handshakes) {
+        netdev_wg_rx_note_handshakes(wg, q, n_reads);
     }
-    netdev_wg_rx_deliver(wg, n_inner);
+    for (size_t i = 0; i < n_reads; i++) {
+        netdev_wg_rx_read(wg, q, &q->bufs[i], &n_inner);
+    }
+    netdev_wg_rx_deliver(wg, q, n_inner);
 }
 
 int
-netdev_wg_rx_recv(struct netdev_wireguard *wg, struct dp_packet_batch *batch)
+netdev_wg_rx_recv(struct netdev_wireguard *wg, int qid,
+                  struct dp_packet_batch *batch)
 {
+    struct netdev_wg_rxq *q = wg->rxqs[qid];
     struct dp_packet *pkt;
 
-    if (!wg->to_bridge.n) {
+    if (!q) {
+        return EAGAIN;          /* A queue being removed. */
+    }
+    if (!q->to_bridge.n && qid < wg->n_socks) {
         wg_device_clock_freeze(wg->dev);
-        netdev_wg_rx_sock(wg, wg->sock4);
-        netdev_wg_rx_sock(wg, wg->sock6);
+        netdev_wg_rx_sock(wg, q, wg->sock4[qid]);
+        netdev_wg_rx_sock(wg, q, wg->sock6[qid]);
         netdev_wg_sock_flush(wg);
         wg_device_clock_thaw(wg->dev);
     }
     ovs_compat_batch_clear(batch);
     while (dp_packet_batch_size(batch) < NETDEV_MAX_BURST
-           && (pkt = netdev_wg_ring_pop(&wg->to_bridge))) {
+           && (pkt = netdev_wg_ring_pop(&q->to_bridge))) {
         dp_packet_batch_add(batch, pkt);
     }
     return dp_packet_batch_is_empty(batch) ? EAGAIN : 0;
+}
+
+void
+netdev_wg_rx_wait(struct netdev_wireguard *wg, int qid)
+{
+    if (wg->rxqs[qid] && wg->rxqs[qid]->to_bridge.n) {
+        poll_immediate_wake();
+    }
+    if (qid < wg->n_socks) {
+        if (wg->sock4[qid]) {
+            poll_fd_wait(udp_batch_fd(wg->sock4[qid]), POLLIN);
+        }
+        if (wg->sock6[qid]) {
+            poll_fd_wait(udp_batch_fd(wg->sock6[qid]), POLLIN);
+        }
+    }
 }

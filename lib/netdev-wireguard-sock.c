@@ -17,7 +17,10 @@
 #include <config.h>
 
 #include <errno.h>
+#include <linux/filter.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
 
 #include "coverage.h"
 #include "netdev-wireguard-private.h"
@@ -49,7 +52,7 @@ netdev_wg_slot_size(int mtu)
 struct udp_batch_sock *
 netdev_wg_sock_for(const struct netdev_wireguard *wg, int family)
 {
-    return family == AF_INET6 ? wg->sock6 : wg->sock4;
+    return family == AF_INET6 ? wg->sock6[0] : wg->sock4[0];
 }
 
 static void
@@ -74,8 +77,8 @@ netdev_wg_flush_queue(struct netdev_wireguard *wg, struct udp_batch_tx *q,
 void
 netdev_wg_sock_flush(struct netdev_wireguard *wg)
 {
-    netdev_wg_flush_queue(wg, wg->tx.q4, wg->sock4);
-    netdev_wg_flush_queue(wg, wg->tx.q6, wg->sock6);
+    netdev_wg_flush_queue(wg, wg->tx.q4, wg->sock4[0]);
+    netdev_wg_flush_queue(wg, wg->tx.q6, wg->sock6[0]);
     tx_slots_reset(&wg->tx.slots);
 }
 
@@ -107,19 +110,118 @@ void
 netdev_wg_sock_set_mtu(struct netdev_wireguard *wg, int mtu)
 {
     netdev_wg_sock_flush(wg);
+    wg->slot_size = netdev_wg_slot_size(mtu);
     tx_slots_destroy(&wg->tx.slots);
-    tx_slots_init(&wg->tx.slots, NETDEV_WG_TX_SLOTS,
-                  netdev_wg_slot_size(mtu));
+    tx_slots_init(&wg->tx.slots, NETDEV_WG_TX_SLOTS, wg->slot_size);
+}
+
+/* Transmit queues. */
+
+static struct netdev_wg_txq *
+netdev_wg_txq_create(size_t slot_size)
+{
+    struct netdev_wg_txq *txq = xzalloc(sizeof *txq);
+
+    ovs_mutex_init(&txq->mutex);
+    tx_slots_init(&txq->tx.slots, NETDEV_WG_TXQ_SLOTS, slot_size);
+    txq->tx.q4 = udp_batch_tx_create(NETDEV_WG_TXQ_SLOTS);
+    txq->tx.q6 = udp_batch_tx_create(NETDEV_WG_TXQ_SLOTS);
+    txq->tx.pending = xmalloc(NETDEV_WG_TXQ_SLOTS * sizeof *txq->tx.pending);
+    return txq;
+}
+
+static void
+netdev_wg_txq_destroy(struct netdev_wg_txq *txq)
+{
+    if (txq) {
+        udp_batch_tx_destroy(txq->tx.q4);
+        udp_batch_tx_destroy(txq->tx.q6);
+        tx_slots_destroy(&txq->tx.slots);
+        free(txq->tx.pending);
+        ovs_mutex_destroy(&txq->mutex);
+        free(txq);
+    }
+}
+
+void
+netdev_wg_sock_set_n_txq(struct netdev_wireguard *wg, int n)
+{
+    for (int i = n; i < wg->n_txq; i++) {
+        netdev_wg_txq_destroy(wg->txqs[i]);
+    }
+    wg->txqs = xrealloc(wg->txqs, n * sizeof *wg->txqs);
+    for (int i = wg->n_txq; i < n; i++) {
+        wg->txqs[i] = netdev_wg_txq_create(wg->slot_size);
+    }
+    wg->n_txq = n;
+}
+
+void
+netdev_wg_sock_fit_txq(struct netdev_wireguard *wg, struct netdev_wg_txq *txq)
+{
+    if (txq->tx.slots.slot_size != wg->slot_size) {
+        tx_slots_destroy(&txq->tx.slots);
+        tx_slots_init(&txq->tx.slots, NETDEV_WG_TXQ_SLOTS, wg->slot_size);
+    }
+}
+
+/* Sends what 'q' holds on the port's socket for 'family', if it still has
+ * one.  Returns how many datagrams were dropped. */
+static size_t
+netdev_wg_txq_flush(struct netdev_wireguard *wg, struct udp_batch_tx *q,
+                    int family)
+    OVS_REQ_RDLOCK(wg->sock_rwlock)
+{
+    size_t n = udp_batch_tx_count(q);
+    struct udp_batch_sock *sock = (family == AF_INET6
+                                   ? wg->sock6[0] : wg->sock4[0]);
+
+    if (!n) {
+        return 0;
+    } else if (!sock) {
+        udp_batch_tx_clear(q);
+        return n;
+    }
+    n -= udp_batch_tx_flush(q, sock, NULL);
+    COVERAGE_ADD(wg_tx_socket_drop, n);
+    return n;
+}
+
+size_t
+netdev_wg_sock_send_txq(struct netdev_wireguard *wg,
+                        struct netdev_wg_txq *txq)
+    OVS_EXCLUDED(wg->mutex)
+{
+    size_t dropped;
+
+    ovs_rwlock_rdlock(&wg->sock_rwlock);
+    dropped = netdev_wg_txq_flush(wg, txq->tx.q4, AF_INET);
+    dropped += netdev_wg_txq_flush(wg, txq->tx.q6, AF_INET6);
+    ovs_rwlock_unlock(&wg->sock_rwlock);
+    tx_slots_reset(&txq->tx.slots);
+    return dropped;
 }
 
 void
 netdev_wg_sock_init(struct netdev_wireguard *wg)
 {
-    tx_slots_init(&wg->tx.slots, NETDEV_WG_TX_SLOTS,
-                  netdev_wg_slot_size(wg->mtu));
+    ovs_rwlock_init(&wg->sock_rwlock);
+    wg->slot_size = netdev_wg_slot_size(wg->mtu);
+    tx_slots_init(&wg->tx.slots, NETDEV_WG_TX_SLOTS, wg->slot_size);
     wg->tx.q4 = udp_batch_tx_create(NETDEV_WG_TX_SLOTS);
     wg->tx.q6 = udp_batch_tx_create(NETDEV_WG_TX_SLOTS);
     wg->tx.ctl = udp_batch_tx_create(1);
+}
+
+/* Closes the sockets of every queue. */
+static void
+netdev_wg_close_sockets(struct udp_batch_sock **s4, struct udp_batch_sock **s6)
+{
+    for (int i = 0; i < WG_CONFIG_N_RXQ_MAX; i++) {
+        udp_batch_close(s4[i]);
+        udp_batch_close(s6[i]);
+        s4[i] = s6[i] = NULL;
+    }
 }
 
 void
@@ -129,15 +231,18 @@ netdev_wg_sock_destroy(struct netdev_wireguard *wg)
     udp_batch_tx_destroy(wg->tx.q6);
     udp_batch_tx_destroy(wg->tx.ctl);
     tx_slots_destroy(&wg->tx.slots);
-    udp_batch_close(wg->sock4);
-    udp_batch_close(wg->sock6);
-    wg->sock4 = wg->sock6 = NULL;
+    netdev_wg_sock_set_n_txq(wg, 0);
+    free(wg->txqs);
+    wg->txqs = NULL;
+    netdev_wg_close_sockets(wg->sock4, wg->sock6);
+    wg->n_socks = 0;
+    ovs_rwlock_destroy(&wg->sock_rwlock);
 }
 
 /* Opening the sockets. */
 
 static int
-netdev_wg_open_socket(int family, int port, const struct wg_config *cfg,
+netdev_wg_open_socket(int family, int port, int n, const struct wg_config *cfg,
                       struct udp_batch_sock **sockp, char **errp)
 {
     struct udp_batch_options opts = {
@@ -145,14 +250,78 @@ netdev_wg_open_socket(int family, int port, const struct wg_config *cfg,
         .port = port,
         .gso = cfg->udp_gso,
         .gro = cfg->udp_gro,
+        .reuseport = n > 1,
     };
     return udp_batch_open(&opts, sockp, errp);
 }
 
-/* Opens the IPv4 and IPv6 sockets on 'port' (0: the same ephemeral port for
- * both).  IPv6 is optional when the system lacks it. */
+/* Steering of a group of 'n' sockets (SO_ATTACH_REUSEPORT_CBPF, socket(7)):
+ * a classic BPF program that runs on the UDP payload and returns the index
+ * of the socket in the group, in the order they were bound.  It reads the
+ * lowest byte of the receiver index (data messages and cookie replies: at
+ * offset 4; handshake responses: at 8) modulo 'n', so that the messages of
+ * one session reach one queue (wg_device_peer_set_rx_class() picks it).
+ * Handshake initiations carry no receiver index: an index out of range
+ * makes the kernel pick a socket by the 4-tuple hash. */
 static int
-netdev_wg_open_sockets(int port, const struct wg_config *cfg,
+netdev_wg_steer(struct udp_batch_sock *sock, int n)
+{
+    struct sock_filter code[] = {
+        BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, WG_MSG_DATA, 3, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, WG_MSG_COOKIE_REPLY, 2, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, WG_MSG_RESPONSE, 4, 0),
+        BPF_STMT(BPF_RET | BPF_K, UINT32_MAX),
+        BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 4),
+        BPF_STMT(BPF_ALU | BPF_MOD | BPF_K, n),
+        BPF_STMT(BPF_RET | BPF_A, 0),
+        BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 8),
+        BPF_STMT(BPF_ALU | BPF_MOD | BPF_K, n),
+        BPF_STMT(BPF_RET | BPF_A, 0),
+    };
+    struct sock_fprog prog = { .len = ARRAY_SIZE(code), .filter = code };
+
+    if (setsockopt(udp_batch_fd(sock), SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF,
+                   &prog, sizeof prog)) {
+        return errno;
+    }
+    return 0;
+}
+
+/* Opens 'n' sockets of 'family' on 'port' into 'socks' (the first picks
+ * the port if it is 0; the others join its group, steered).  Returns 0 or
+ * an errno value with a message in '*errp'. */
+static int
+netdev_wg_open_group(int family, int port, int n, const struct wg_config *cfg,
+                     struct udp_batch_sock **socks, char **errp)
+{
+    int error = 0;
+
+    for (int i = 0; i < n && !error; i++) {
+        error = netdev_wg_open_socket(family, i ? udp_batch_port(socks[0])
+                                      : port, n, cfg, &socks[i], errp);
+    }
+    if (!error && n > 1) {
+        error = netdev_wg_steer(socks[0], n);
+        if (error) {
+            *errp = xasprintf("cannot steer %s UDP sockets to receive "
+                              "queues (%s)", family == AF_INET ? "IPv4"
+                              : "IPv6", ovs_strerror(error));
+        }
+    }
+    if (error) {
+        for (int i = 0; i < n; i++) {
+            udp_batch_close(socks[i]);
+            socks[i] = NULL;
+        }
+    }
+    return error;
+}
+
+/* Opens 'n' IPv4 and 'n' IPv6 sockets on 'port' (0: the same ephemeral
+ * port for both families).  IPv6 is optional when the system lacks it. */
+static int
+netdev_wg_open_sockets(int port, int n, const struct wg_config *cfg,
                        struct udp_batch_sock **s4, struct udp_batch_sock **s6,
                        char **errp)
 {
@@ -160,18 +329,17 @@ netdev_wg_open_sockets(int port, const struct wg_config *cfg,
         char *err6 = NULL;
         int error;
 
-        error = netdev_wg_open_socket(AF_INET, port, cfg, s4, errp);
+        error = netdev_wg_open_group(AF_INET, port, n, cfg, s4, errp);
         if (error) {
             return error;
         }
-        error = netdev_wg_open_socket(AF_INET6, udp_batch_port(*s4), cfg,
-                                      s6, &err6);
+        error = netdev_wg_open_group(AF_INET6, udp_batch_port(s4[0]), n,
+                                     cfg, s6, &err6);
         if (!error || error == EAFNOSUPPORT || error == EADDRNOTAVAIL) {
             free(err6);
             return 0;
         }
-        udp_batch_close(*s4);
-        *s4 = NULL;
+        netdev_wg_close_sockets(s4, s6);
         if (port || error != EADDRINUSE) {
             *errp = err6;
             return error;
@@ -182,18 +350,75 @@ netdev_wg_open_sockets(int port, const struct wg_config *cfg,
     return EADDRINUSE;
 }
 
-/* Sends what is queued on the old sockets, then puts 's4' and 's6' in
- * their place. */
+/* Sends what is queued on the port's sockets and closes them. */
 static void
-netdev_wg_sock_replace(struct netdev_wireguard *wg,
-                       struct udp_batch_sock *s4, struct udp_batch_sock *s6)
+netdev_wg_sock_close_all(struct netdev_wireguard *wg)
 {
     netdev_wg_sock_flush(wg);
-    udp_batch_close(wg->sock4);
-    udp_batch_close(wg->sock6);
-    wg->sock4 = s4;
-    wg->sock6 = s6;
-    wg->bound_port = udp_batch_port(s4);
+    ovs_rwlock_wrlock(&wg->sock_rwlock);
+    netdev_wg_close_sockets(wg->sock4, wg->sock6);
+    wg->n_socks = 0;
+    ovs_rwlock_unlock(&wg->sock_rwlock);
+}
+
+/* Puts the 'n' sockets per family of 's4' and 's6' in place of the port's,
+ * which are closed. */
+static void
+netdev_wg_sock_replace(struct netdev_wireguard *wg, int n,
+                       struct udp_batch_sock **s4, struct udp_batch_sock **s6)
+{
+    netdev_wg_sock_close_all(wg);
+    ovs_rwlock_wrlock(&wg->sock_rwlock);
+    memcpy(wg->sock4, s4, sizeof wg->sock4);
+    memcpy(wg->sock6, s6, sizeof wg->sock6);
+    wg->n_socks = n;
+    ovs_rwlock_unlock(&wg->sock_rwlock);
+    wg->bound_port = udp_batch_port(s4[0]);
+    wg_device_set_rx_classes(wg->dev, n);
+}
+
+/* Opens 'n' sockets per family on 'port' for the port, in place of its
+ * own.  A group on the port's own port number can only be bound once the
+ * old one is closed: if the new one then fails, the old count is opened
+ * again.  Returns 0 or an errno value with a message in '*errp'. */
+static int
+netdev_wg_sock_reopen(struct netdev_wireguard *wg, int port, int n,
+                      const struct wg_config *cfg, char **errp)
+{
+    struct udp_batch_sock *s4[WG_CONFIG_N_RXQ_MAX] = { NULL };
+    struct udp_batch_sock *s6[WG_CONFIG_N_RXQ_MAX] = { NULL };
+    int old_n = wg->n_socks;
+    int error;
+
+    if (old_n && port && port == wg->bound_port) {
+        netdev_wg_sock_close_all(wg);
+    }
+    error = netdev_wg_open_sockets(port, n, cfg, s4, s6, errp);
+    if (error && old_n && !wg->n_socks) {
+        char *err2 = NULL;
+
+        if (!netdev_wg_open_sockets(port, old_n, &wg->cfg, s4, s6, &err2)) {
+            netdev_wg_sock_replace(wg, old_n, s4, s6);
+        }
+        free(err2);
+    } else if (!error) {
+        netdev_wg_sock_replace(wg, n, s4, s6);
+    }
+    return error;
+}
+
+static void
+netdev_wg_sock_set_offloads(struct netdev_wireguard *wg,
+                            const struct wg_config *cfg)
+{
+    for (int i = 0; i < wg->n_socks; i++) {
+        udp_batch_set_gso(wg->sock4[i], cfg->udp_gso);
+        udp_batch_set_gro(wg->sock4[i], cfg->udp_gro);
+        if (wg->sock6[i]) {
+            udp_batch_set_gso(wg->sock6[i], cfg->udp_gso);
+            udp_batch_set_gro(wg->sock6[i], cfg->udp_gro);
+        }
+    }
 }
 
 int
@@ -202,26 +427,18 @@ netdev_wg_sock_apply(struct netdev_wireguard *wg,
 {
     /* Like the private key, only a change in the database moves the port
      * (a port set through the UAPI stays). */
-    bool reopen = !wg->sock4
-                  || (wg->configured
-                      && cfg->listen_port != wg->cfg.listen_port
-                      && cfg->listen_port != wg->bound_port);
+    bool move = (wg->configured
+                 && cfg->listen_port != wg->cfg.listen_port
+                 && cfg->listen_port != wg->bound_port);
 
-    if (reopen) {
-        struct udp_batch_sock *s4 = NULL, *s6 = NULL;
-        int error = netdev_wg_open_sockets(cfg->listen_port, cfg,
-                                           &s4, &s6, errp);
+    if (!wg->n_socks || move || cfg->n_rxq != wg->n_socks) {
+        int port = move || !wg->n_socks ? cfg->listen_port : wg->bound_port;
+        int error = netdev_wg_sock_reopen(wg, port, cfg->n_rxq, cfg, errp);
         if (error) {
             return error;
         }
-        netdev_wg_sock_replace(wg, s4, s6);
     }
-    udp_batch_set_gso(wg->sock4, cfg->udp_gso);
-    udp_batch_set_gro(wg->sock4, cfg->udp_gro);
-    if (wg->sock6) {
-        udp_batch_set_gso(wg->sock6, cfg->udp_gso);
-        udp_batch_set_gro(wg->sock6, cfg->udp_gro);
-    }
+    netdev_wg_sock_set_offloads(wg, cfg);
     return 0;
 }
 
@@ -230,19 +447,17 @@ netdev_wg_sock_apply(struct netdev_wireguard *wg,
 int
 netdev_wg_sock_set_listen_port(struct netdev_wireguard *wg, int port)
 {
-    struct udp_batch_sock *s4 = NULL, *s6 = NULL;
     char *err = NULL;
     int error;
 
     if (port && port == wg->bound_port) {
         return 0;
     }
-    error = netdev_wg_open_sockets(port, &wg->cfg, &s4, &s6, &err);
+    error = netdev_wg_sock_reopen(wg, port, MAX(wg->n_socks, 1), &wg->cfg,
+                                  &err);
     if (error) {
         VLOG_WARN_RL(&rl, "%s: %s", netdev_get_name(&wg->up), err);
         free(err);
-        return error;
     }
-    netdev_wg_sock_replace(wg, s4, s6);
-    return 0;
+    return error;
 }

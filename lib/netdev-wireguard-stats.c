@@ -122,12 +122,28 @@ netdev_wg_put_counter(struct netdev_custom_stats *stats, const char *prefix,
     c->value = value;
 }
 
+/* What each receive queue read: "rx_qN_packets" and "rx_qN_bytes". */
+static void
+netdev_wg_put_queue_counters(const struct netdev_wireguard *wg,
+                             struct netdev_custom_stats *stats)
+{
+    for (int i = 0; i < wg->n_rxq; i++) {
+        const struct netdev_wg_rxq *q = wg->rxqs[i];
+        char prefix[16];
+
+        snprintf(prefix, sizeof prefix, "rx_q%d_", i);
+        netdev_wg_put_counter(stats, prefix, "packets", q ? q->packets : 0);
+        netdev_wg_put_counter(stats, prefix, "bytes", q ? q->bytes : 0);
+    }
+}
+
 void
 netdev_wg_get_custom_stats(const struct netdev_wireguard *wg,
                            struct netdev_custom_stats *stats)
 {
     stats->size = 0;
-    stats->counters = xcalloc(NETDEV_WG_N_COUNTERS + WG_DEVICE_N_RX,
+    stats->counters = xcalloc(NETDEV_WG_N_COUNTERS + WG_DEVICE_N_RX
+                              + 2 * WG_CONFIG_N_RXQ_MAX,
                               sizeof *stats->counters);
     for (size_t i = 0; i < NETDEV_WG_N_COUNTERS; i++) {
         netdev_wg_put_counter(stats, "", netdev_wg_counter_info[i].name,
@@ -141,4 +157,5 @@ netdev_wg_get_custom_stats(const struct netdev_wireguard *wg,
                                   wg->rx_outcomes[rx]);
         }
     }
+    netdev_wg_put_queue_counters(wg, stats);
 }

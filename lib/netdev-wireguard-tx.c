@@ -39,11 +39,14 @@
  * "too big".  A packet for a peer without a session waits in the peer's
  * queue while a handshake starts; netdev_wg_tx_session_ready() sends what
  * waited.  netdev_wg_tx_inner() cuts a TSO super-packet by pkt-gso straight
- * into message slots, or copies any other packet into one (completing its
- * checksum if it asked for offload); each slot is encrypted in place and
- * queued, and the batch leaves with UDP GSO at its end (netdev-wireguard-
- * sock.c).  Every drop has a coverage counter and a rate-limited log line.
- * Never calls the receive path. */
+ * into message slots, each then encrypted in place, or encrypts any other
+ * packet straight from its buffer into a slot (completing its checksum in
+ * the packet first if it asked for offload; a packet to fragment is copied
+ * fragment by fragment into slots, and a transmit queue's batch, sealed
+ * after the packets are freed, seals from copies); each message is queued,
+ * and the batch leaves with UDP GSO at its end (netdev-wireguard-sock.c).
+ * Every drop has a coverage counter and a rate-limited log line.  Never
+ * calls the receive path. */
 
 VLOG_DEFINE_THIS_MODULE(netdev_wireguard_tx);
 
@@ -58,6 +61,7 @@ COVERAGE_DEFINE(wg_tx_handshake_failed);
 COVERAGE_DEFINE(wg_tx_super_packet);
 COVERAGE_DEFINE(wg_tx_segment);
 COVERAGE_DEFINE(wg_tx_csum_fill);
+COVERAGE_DEFINE(wg_tx_csum_unfilled);
 COVERAGE_DEFINE(wg_tx_frag_error);
 COVERAGE_DEFINE(wg_tx_fragmented);
 COVERAGE_DEFINE(wg_tx_l2_drop);
@@ -82,30 +86,50 @@ netdev_wg_tx_error(struct netdev_wireguard *wg, enum netdev_wg_counter c)
 
 /* Slots, encryption, segmentation. */
 
-/* Returns 'n' (at most NETDEV_WG_TX_SLOTS) free message slots, flushing
- * the batch first if fewer are free. */
+/* Returns 'n' (at most NETDEV_WG_TX_SLOTS) free message slots of batch
+ * 'tx', flushing the port's own batch first if fewer are free.  A transmit
+ * queue's batch, flushed only after the lock is released, always has room
+ * for a frame (netdev_wg_tx_send()); NULL if not. */
 static uint8_t *
-netdev_wg_slots_acquire(struct netdev_wireguard *wg, size_t n)
+netdev_wg_slots_acquire(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
+                        size_t n)
 {
-    if (tx_slots_room(&wg->tx.slots) < n) {
+    if (tx_slots_room(&tx->slots) < n && !tx->pending) {
         netdev_wg_sock_flush(wg);
     }
-    return tx_slots_acquire(&wg->tx.slots, n);
+    return tx_slots_acquire(&tx->slots, n);
 }
 
-/* Encrypts the inner packet already at slot + WG_DEVICE_HEADROOM and queues
- * it for 'peer'.  Returns true if queued. */
-static bool
-netdev_wg_seal_slot(struct netdev_wireguard *wg, struct wg_peer *peer,
-                    uint8_t *slot, size_t inner_len)
+/* Counts a message that found no slot. */
+static void
+netdev_wg_tx_no_room(struct netdev_wireguard *wg)
 {
-    uint8_t tos = pkt_ecn_encap(slot + WG_DEVICE_HEADROOM, inner_len);
+    wg->stats.tx_dropped++;
+    netdev_wg_count(wg, NETDEV_WG_TX_NO_ROOM);
+}
+
+/* Encrypts the inner packet 'inner' of 'inner_len' bytes into message slot
+ * 'slot' and queues it for 'peer'.  'inner' is in the slot, at
+ * slot + WG_DEVICE_HEADROOM, or, only for a batch that seals at once (no
+ * pending seals), apart from it (wg_device_encrypt_from()).  Returns true
+ * if queued. */
+static bool
+netdev_wg_seal_from(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
+                    struct wg_peer *peer, uint8_t *slot,
+                    const uint8_t *inner, size_t inner_len)
+{
+    uint8_t tos = pkt_ecn_encap(inner, inner_len);
+    struct netdev_wg_pending *p = tx->pending
+                                  ? &tx->pending[tx->n_pending] : NULL;
     const struct sockaddr *dst;
     socklen_t dst_len;
     int n;
 
-    n = wg_device_encrypt(wg->dev, peer, slot, inner_len,
-                          wg->tx.slots.slot_size);
+    ovs_assert(!p || inner == slot + WG_DEVICE_HEADROOM);
+    n = (p ? wg_device_encrypt_begin(wg->dev, peer, slot, inner_len,
+                                     tx->slots.slot_size, &p->sealer)
+         : wg_device_encrypt_from(wg->dev, peer, slot, tx->slots.slot_size,
+                                  inner, inner_len));
     if (n < 0) {
         if (n == WG_DEVICE_TX_NO_ENDPOINT) {
             COVERAGE_INC(wg_tx_no_endpoint);
@@ -123,33 +147,79 @@ netdev_wg_seal_slot(struct netdev_wireguard *wg, struct wg_peer *peer,
     }
     dst = wg_device_peer_endpoint(peer, &dst_len);
     if (!dst || !netdev_wg_sock_for(wg, dst->sa_family)) {
+        if (p) {
+            wg_device_encrypt_cancel(&p->sealer);
+        }
         COVERAGE_INC(wg_tx_no_endpoint);
         netdev_wg_tx_drop(wg, NETDEV_WG_TX_NO_ENDPOINT);
         return false;
     }
-    udp_batch_tx_add_tos(dst->sa_family == AF_INET6 ? wg->tx.q6 : wg->tx.q4,
-                         slot, n, dst, tos);
+    tx->messages++;
+    if (p) {
+        p->slot = slot;
+        p->len = n;
+        memcpy(&p->dst, dst, dst_len);
+        p->tos = tos;
+        tx->n_pending++;
+    } else {
+        udp_batch_tx_add_tos(dst->sa_family == AF_INET6 ? tx->q6 : tx->q4,
+                             slot, n, dst, tos);
+    }
     wg->stats.tx_packets++;
     wg->stats.tx_bytes += inner_len;
     return true;
 }
 
-/* Encrypts and queues one inner packet of at most the MTU. */
-static void
-netdev_wg_send_one(struct netdev_wireguard *wg, struct wg_peer *peer,
-                   const void *inner, size_t len, bool fill_csum)
+/* The same for the inner packet already at slot + WG_DEVICE_HEADROOM. */
+static bool
+netdev_wg_seal_slot(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
+                    struct wg_peer *peer, uint8_t *slot, size_t inner_len)
 {
-    uint8_t *slot = netdev_wg_slots_acquire(wg, 1);
+    return netdev_wg_seal_from(wg, tx, peer, slot, slot + WG_DEVICE_HEADROOM,
+                               inner_len);
+}
 
-    if (fill_csum) {
-        pkt_csum_l4_copy(slot + WG_DEVICE_HEADROOM, inner, len);
-        COVERAGE_INC(wg_tx_csum_fill);
-        wg->offload.csum_filled++;
-    } else {
-        memcpy(slot + WG_DEVICE_HEADROOM, inner, len);
+/* Completes, in place, the TCP, UDP or SCTP checksum of the inner packet
+ * 'inner' of 'len' bytes, which asked for checksum offload.  One that does
+ * not parse as such goes on as it is (as it came) and is counted. */
+static void
+netdev_wg_tx_fill_csum(struct netdev_wireguard *wg, uint8_t *inner,
+                       size_t len)
+{
+    if (pkt_csum_l4_fill(inner, len)) {
+        COVERAGE_INC(wg_tx_csum_unfilled);
+        return;
     }
-    if (!netdev_wg_seal_slot(wg, peer, slot, len)) {
-        tx_slots_release_tail(&wg->tx.slots, slot, 1);
+    COVERAGE_INC(wg_tx_csum_fill);
+    wg->offload.csum_filled++;
+}
+
+/* Encrypts and queues one inner packet of at most the MTU, 'inner' (the
+ * caller's packet, ours: written only to complete its checksum if it
+ * asked for that, 'fill_csum'), straight from the packet into a message
+ * slot.  A batch whose seals wait until the port's lock is released (a
+ * transmit queue's) seals from a copy in the slot: the caller frees the
+ * packet before then. */
+static void
+netdev_wg_send_one(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
+                   struct wg_peer *peer, uint8_t *inner, size_t len,
+                   bool fill_csum)
+{
+    uint8_t *slot = netdev_wg_slots_acquire(wg, tx, 1);
+
+    if (!slot) {
+        netdev_wg_tx_no_room(wg);
+        return;
+    }
+    if (fill_csum) {
+        netdev_wg_tx_fill_csum(wg, inner, len);
+    }
+    if (tx->pending) {
+        memcpy(slot + WG_DEVICE_HEADROOM, inner, len);
+        inner = slot + WG_DEVICE_HEADROOM;
+    }
+    if (!netdev_wg_seal_from(wg, tx, peer, slot, inner, len)) {
+        tx_slots_release_tail(&tx->slots, slot, 1);
     }
 }
 
@@ -169,13 +239,14 @@ netdev_wg_tx_mss(const struct netdev_wireguard *wg,
  * (and of the guest's segment size 'guest_mss', if known) straight into
  * message slots, then encrypts each one. */
 static void
-netdev_wg_send_super(struct netdev_wireguard *wg, struct wg_peer *peer,
-                     const void *inner, size_t len, uint16_t guest_mss)
+netdev_wg_send_super(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
+                     struct wg_peer *peer, const void *inner, size_t len,
+                     uint16_t guest_mss)
 {
     struct pkt_gso_slot slots[NETDEV_WG_TX_SLOTS];
     struct pkt_gso_params params;
     struct pkt_ip_info info;
-    size_t n_slots, n_segs, size = wg->tx.slots.slot_size;
+    size_t n_slots, n_segs, size = tx->slots.slot_size;
     uint8_t *base;
 
     if (!pkt_ip_parse(inner, len, &info) && info.l4_proto == IPPROTO_UDP) {
@@ -204,7 +275,11 @@ netdev_wg_send_super(struct netdev_wireguard *wg, struct wg_peer *peer,
         netdev_wg_tx_error(wg, NETDEV_WG_TX_GSO_ERROR);
         return;
     }
-    base = netdev_wg_slots_acquire(wg, n_slots);
+    base = netdev_wg_slots_acquire(wg, tx, n_slots);
+    if (!base) {
+        netdev_wg_tx_no_room(wg);
+        return;
+    }
     for (size_t i = 0; i < n_slots; i++) {
         slots[i].base = base + i * size;
         slots[i].room = size;
@@ -212,10 +287,10 @@ netdev_wg_send_super(struct netdev_wireguard *wg, struct wg_peer *peer,
     if (pkt_gso_segment(inner, len, &params, slots, n_slots, &n_segs)) {
         COVERAGE_INC(wg_tx_gso_error);
         netdev_wg_tx_error(wg, NETDEV_WG_TX_GSO_ERROR);
-        tx_slots_release_tail(&wg->tx.slots, base, n_slots);
+        tx_slots_release_tail(&tx->slots, base, n_slots);
         return;
     }
-    tx_slots_release_tail(&wg->tx.slots, base + n_segs * size,
+    tx_slots_release_tail(&tx->slots, base + n_segs * size,
                           n_slots - n_segs);
     COVERAGE_INC(wg_tx_super_packet);
     COVERAGE_ADD(wg_tx_segment, n_segs);
@@ -223,17 +298,17 @@ netdev_wg_send_super(struct netdev_wireguard *wg, struct wg_peer *peer,
     wg->offload.segments += n_segs;
     for (size_t i = 0; i < n_segs; i++) {
         /* A slot whose segment fails stays unused until the flush. */
-        netdev_wg_seal_slot(wg, peer, slots[i].base, slots[i].len);
+        netdev_wg_seal_slot(wg, tx, peer, slots[i].base, slots[i].len);
     }
 }
 
 /* Sends the IPv4 packet 'inner' (DF clear, longer than the MTU) as
  * fragments. */
 static void
-netdev_wg_send_fragments(struct netdev_wireguard *wg, struct wg_peer *peer,
-                         const void *inner, size_t len)
+netdev_wg_send_fragments(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
+                         struct wg_peer *peer, const void *inner, size_t len)
 {
-    size_t room = (wg->tx.slots.slot_size
+    size_t room = (tx->slots.slot_size
                    - WG_DEVICE_HEADROOM - WG_DEVICE_TAILROOM);
     struct pkt_mtu_frag frag;
     size_t n;
@@ -245,11 +320,15 @@ netdev_wg_send_fragments(struct netdev_wireguard *wg, struct wg_peer *peer,
     }
     COVERAGE_INC(wg_tx_fragmented);
     for (;;) {
-        uint8_t *slot = netdev_wg_slots_acquire(wg, 1);
+        uint8_t *slot = netdev_wg_slots_acquire(wg, tx, 1);
 
+        if (!slot) {
+            netdev_wg_tx_no_room(wg);
+            break;
+        }
         n = pkt_mtu_frag_next(&frag, slot + WG_DEVICE_HEADROOM, room);
-        if (!n || !netdev_wg_seal_slot(wg, peer, slot, n)) {
-            tx_slots_release_tail(&wg->tx.slots, slot, 1);
+        if (!n || !netdev_wg_seal_slot(wg, tx, peer, slot, n)) {
+            tx_slots_release_tail(&tx->slots, slot, 1);
             if (!n) {
                 break;
             }
@@ -286,8 +365,8 @@ netdev_wg_tx_dequeue(struct netdev_wireguard *wg, struct netdev_wg_peer *np)
 /* Sends inner packet 'pkt' (its data starts at the IP header) to 'peer',
  * or queues it until the peer has a session.  Takes ownership of 'pkt'. */
 static void
-netdev_wg_tx_inner(struct netdev_wireguard *wg, struct wg_peer *peer,
-                        struct dp_packet *pkt)
+netdev_wg_tx_inner(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
+                   struct wg_peer *peer, struct dp_packet *pkt)
 {
     const void *inner = dp_packet_data(pkt);
     size_t len = dp_packet_size(pkt);
@@ -298,12 +377,12 @@ netdev_wg_tx_inner(struct netdev_wireguard *wg, struct wg_peer *peer,
         return;
     }
     if (ovs_compat_pkt_is_tso(pkt) && len > wg->mtu) {
-        netdev_wg_send_super(wg, peer, inner, len,
+        netdev_wg_send_super(wg, tx, peer, inner, len,
                              ovs_compat_pkt_tso_segsz(pkt));
     } else if (len > wg->mtu) {
-        netdev_wg_send_fragments(wg, peer, inner, len);
+        netdev_wg_send_fragments(wg, tx, peer, inner, len);
     } else {
-        netdev_wg_send_one(wg, peer, inner, len,
+        netdev_wg_send_one(wg, tx, peer, dp_packet_data(pkt), len,
                            ovs_compat_pkt_l4_csum_partial(pkt));
     }
     dp_packet_delete(pkt);
@@ -355,7 +434,8 @@ netdev_wg_check_mtu(struct netdev_wireguard *wg, const struct dp_packet *pkt,
 /* Takes one frame from the bridge: answers ARP/ND, drops what WireGuard
  * cannot carry, sends IP packets to their peer.  Takes ownership. */
 static void
-netdev_wg_tx_frame(struct netdev_wireguard *wg, struct dp_packet *pkt)
+netdev_wg_tx_frame(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
+                   struct dp_packet *pkt)
 {
     struct bridge_l2_egress eg;
     enum bridge_l2_eg_action action;
@@ -378,7 +458,7 @@ netdev_wg_tx_frame(struct netdev_wireguard *wg, struct dp_packet *pkt)
                    || netdev_wg_check_mtu(wg, pkt, &eg)) {
             dp_packet_pull(pkt, eg.l3_ofs);
             dp_packet_set_size(pkt, eg.l3_len);
-            netdev_wg_tx_inner(wg, peer, pkt);
+            netdev_wg_tx_inner(wg, tx, peer, pkt);
             return;
         }
     } else {
@@ -390,18 +470,89 @@ netdev_wg_tx_frame(struct netdev_wireguard *wg, struct dp_packet *pkt)
 
 /* The batch from the bridge and the engine's hooks. */
 
-void
-netdev_wg_tx_send(struct netdev_wireguard *wg, struct dp_packet_batch *batch)
+/* Seals the messages of 'tx' that wait for it, outside the port's lock,
+ * and queues them for their socket.  Returns how many failed. */
+static size_t
+netdev_wg_tx_seal_pending(struct netdev_wg_tx *tx)
 {
-    struct dp_packet *pkt;
+    size_t failed = 0;
 
-    wg_device_clock_freeze(wg->dev);
-    DP_PACKET_BATCH_FOR_EACH (i, pkt, batch) {
-        netdev_wg_tx_frame(wg, pkt);
+    for (size_t i = 0; i < tx->n_pending; i++) {
+        struct netdev_wg_pending *p = &tx->pending[i];
+        const struct sockaddr *dst = (const struct sockaddr *) &p->dst;
+
+        if (wg_device_encrypt_finish(&p->sealer, p->slot)) {
+            udp_batch_tx_add_tos(dst->sa_family == AF_INET6 ? tx->q6 : tx->q4,
+                                 p->slot, p->len, dst, p->tos);
+        } else {
+            failed++;
+        }
     }
-    ovs_compat_batch_clear(batch);
-    netdev_wg_sock_flush(wg);
+    tx->n_pending = 0;
+    return failed;
+}
+
+/* Counts 'failed' messages that did not seal and 'dropped' that the socket
+ * did not take, after the lock was released. */
+static void
+netdev_wg_tx_count_late(struct netdev_wireguard *wg, size_t failed,
+                        size_t dropped)
+    OVS_EXCLUDED(wg->mutex)
+{
+    ovs_mutex_lock(&wg->mutex);
+    if (failed) {
+        COVERAGE_ADD(wg_tx_encrypt_error, failed);
+        wg->stats.tx_packets -= failed;
+        wg->stats.tx_dropped += failed;
+        netdev_wg_count_n(wg, NETDEV_WG_TX_CRYPTO_ERROR, failed);
+    }
+    if (dropped) {
+        wg->stats.tx_dropped += dropped;
+        netdev_wg_count_n(wg, NETDEV_WG_TX_SOCKET, dropped);
+    }
+    ovs_mutex_unlock(&wg->mutex);
+}
+
+/* Takes frames of 'batch' from '*i' on while transmit queue 'txq' has room
+ * for what one frame can make, under the port's lock. */
+static void
+netdev_wg_tx_frames(struct netdev_wireguard *wg, struct netdev_wg_txq *txq,
+                    struct dp_packet_batch *batch, size_t *i)
+    OVS_REQUIRES(wg->mutex)
+{
+    size_t n = dp_packet_batch_size(batch);
+
+    netdev_wg_sock_fit_txq(wg, txq);
+    wg_device_clock_freeze(wg->dev);
+    while (*i < n && tx_slots_room(&txq->tx.slots) >= NETDEV_WG_TX_SLOTS) {
+        netdev_wg_tx_frame(wg, &txq->tx, batch->packets[(*i)++]);
+    }
     wg_device_clock_thaw(wg->dev);
+}
+
+void
+netdev_wg_tx_send(struct netdev_wireguard *wg, struct netdev_wg_txq *txq,
+                  struct dp_packet_batch *batch)
+    OVS_EXCLUDED(wg->mutex)
+{
+    size_t i = 0, n = dp_packet_batch_size(batch);
+
+    /* Routing, segmentation and the engine's bookkeeping hold the lock;
+     * the cipher and the socket do not, so that several threads sending to
+     * the port encrypt at the same time. */
+    do {
+        size_t failed, dropped;
+
+        ovs_mutex_lock(&wg->mutex);
+        netdev_wg_tx_frames(wg, txq, batch, &i);
+        ovs_mutex_unlock(&wg->mutex);
+        failed = netdev_wg_tx_seal_pending(&txq->tx);
+        dropped = netdev_wg_sock_send_txq(wg, txq);
+        if (failed || dropped) {
+            netdev_wg_tx_count_late(wg, failed, dropped);
+        }
+    } while (i < n);
+    ovs_compat_batch_clear(batch);
 }
 
 void
@@ -415,7 +566,7 @@ netdev_wg_tx_session_ready(void *aux, struct wg_peer *peer)
     /* Packets that cannot go now return to the queue, so stop after one
      * pass. */
     while (n-- && (pkt = netdev_wg_tx_dequeue(wg, np))) {
-        netdev_wg_tx_inner(wg, peer, pkt);
+        netdev_wg_tx_inner(wg, &wg->tx, peer, pkt);
     }
 }
 

@@ -31,6 +31,7 @@
 #include "openvswitch/vlog.h"
 #include "ovs-compat.h"
 #include "ovs-thread.h"
+#include "seq.h"
 #include "smap.h"
 #include "timeval.h"
 #include "userspace-tso.h"
@@ -90,6 +91,15 @@ netdev_wireguard_stable_mac(const char *name)
     return mac;
 }
 
+/* Engine hook: a handshake initiation waits for the main thread. */
+static void
+netdev_wireguard_wake(void *aux)
+{
+    struct netdev_wireguard *wg = aux;
+
+    seq_change(wg->ctl_seq);
+}
+
 static int
 netdev_wireguard_construct(struct netdev *netdev)
 {
@@ -98,6 +108,7 @@ netdev_wireguard_construct(struct netdev *netdev)
         .send = netdev_wg_sock_send_control,
         .session_ready = netdev_wg_events_session_ready,
         .handshake_failed = netdev_wg_events_handshake_failed,
+        .wake = netdev_wireguard_wake,
     };
 
     ovs_mutex_init(&wg->mutex);
@@ -107,7 +118,11 @@ netdev_wireguard_construct(struct netdev *netdev)
                                  * carrier: netdev_wg_events_carrier(). */
     wg_config_init(&wg->cfg);
     smap_init(&wg->uapi_removed);
+    wg->ctl_seq = seq_create();
+    wg->ctl_seq_seen = seq_read(wg->ctl_seq);
+    wg->defer_handshakes = netdev_is_pmd(netdev);
     wg->dev = wg_device_create(&hooks, wg);
+    wg_device_set_deferred(wg->dev, true);
     wg_device_set_mtu(wg->dev, wg->mtu);
 #ifdef WG_TEST_HOOKS
     if (wg_test_rekey_after()) {
@@ -117,6 +132,8 @@ netdev_wireguard_construct(struct netdev *netdev)
 #endif
     netdev_wg_bridge_init(wg);
     netdev_wg_sock_init(wg);
+    wg->requested_n_txq = 1;
+    netdev_wg_sock_set_n_txq(wg, 1);
     netdev_wg_rx_init(wg);
 
     ovs_mutex_lock(&netdev_wg_list_mutex);
@@ -146,6 +163,7 @@ netdev_wireguard_destruct(struct netdev *netdev)
     smap_destroy(&wg->uapi_removed);
     ovs_mutex_unlock(&wg->mutex);
     ovs_mutex_destroy(&wg->mutex);
+    seq_destroy(wg->ctl_seq);
 }
 
 static void
@@ -351,6 +369,7 @@ netdev_wireguard_set_config(struct netdev *netdev, const struct smap *args,
         }
     }
     if (!error) {
+        netdev_wg_rx_add_queues(wg, cfg.n_rxq);
         error = netdev_wg_sock_apply(wg, &cfg, errp);
         if (error) {
             /* Nothing of the new configuration stays live. */
@@ -364,6 +383,9 @@ netdev_wireguard_set_config(struct netdev *netdev, const struct smap *args,
         netdev_wg_apply_offloads(wg);
         netdev_wg_log_peer_errors(wg, &cfg.peer_errors);
         netdev_wg_uapi_update(wg, &cfg);
+        if (cfg.n_rxq != netdev_n_rxq(netdev)) {
+            netdev_request_reconfigure(netdev);
+        }
         wg_config_move(&wg->cfg, &cfg);
         wg->configured = true;
     } else {
@@ -438,6 +460,7 @@ netdev_wireguard_get_status(const struct netdev *netdev, struct smap *smap)
         smap_add(smap, "public_key", "none (no private key configured)");
     }
     smap_add_format(smap, "listen_port", "%d", wg->bound_port);
+    smap_add_format(smap, "n_rxq", "%d", wg->n_socks);
     smap_add_format(smap, "peers", "%"PRIuSIZE,
                     wg_device_peer_count(wg->dev));
     smap_add_format(smap, "peers_up", "%"PRIuSIZE,
@@ -603,17 +626,56 @@ netdev_wireguard_update_flags(struct netdev *netdev, enum netdev_flags off,
     return 0;
 }
 
-/* Data path. */
-
+/* The datapath has closed the port's receive queues: as many open again
+ * as configured. */
 static int
-netdev_wireguard_send(struct netdev *netdev, int qid OVS_UNUSED,
-                      struct dp_packet_batch *batch,
-                      bool concurrent_txq OVS_UNUSED)
+netdev_wireguard_reconfigure(struct netdev *netdev)
 {
     struct netdev_wireguard *wg = netdev_wireguard_cast(netdev);
 
     ovs_mutex_lock(&wg->mutex);
-    netdev_wg_tx_send(wg, batch);
+    netdev->n_rxq = wg->cfg.n_rxq;
+    netdev_wg_rx_set_n_rxq(wg, wg->cfg.n_rxq);
+    netdev->n_txq = wg->requested_n_txq;
+    netdev_wg_sock_set_n_txq(wg, wg->requested_n_txq);
+    ovs_mutex_unlock(&wg->mutex);
+    return 0;
+}
+
+/* Data path. */
+
+/* As netdev-dpdk: each qid has its transmit queue, which a thread locks
+ * only when OVS says that several share the qid. */
+static int
+netdev_wireguard_send(struct netdev *netdev, int qid,
+                      struct dp_packet_batch *batch, bool concurrent_txq)
+{
+    struct netdev_wireguard *wg = netdev_wireguard_cast(netdev);
+    struct netdev_wg_txq *txq = wg->txqs[qid % wg->n_txq];
+
+    if (OVS_UNLIKELY(concurrent_txq)) {
+        ovs_mutex_lock(&txq->mutex);
+        netdev_wg_tx_send(wg, txq, batch);
+        ovs_mutex_unlock(&txq->mutex);
+    } else {
+        netdev_wg_tx_send(wg, txq, batch);
+    }
+    return 0;
+}
+
+/* OVS asks for one transmit queue per thread that may send to the port
+ * (PMD threads and the main thread). */
+static int
+netdev_wireguard_set_tx_multiq(struct netdev *netdev, unsigned int n_txq)
+{
+    struct netdev_wireguard *wg = netdev_wireguard_cast(netdev);
+
+    ovs_mutex_lock(&wg->mutex);
+    n_txq = MAX(1, MIN(n_txq, NETDEV_WG_TXQ_MAX));
+    if (n_txq != wg->requested_n_txq) {
+        wg->requested_n_txq = n_txq;
+        netdev_request_reconfigure(netdev);
+    }
     ovs_mutex_unlock(&wg->mutex);
     return 0;
 }
@@ -654,7 +716,7 @@ netdev_wireguard_rxq_recv(struct netdev_rxq *rxq,
     int error;
 
     ovs_mutex_lock(&wg->mutex);
-    error = netdev_wg_rx_recv(wg, batch);
+    error = netdev_wg_rx_recv(wg, rxq->queue_id, batch);
     ovs_mutex_unlock(&wg->mutex);
     if (qfill) {
         *qfill = 0;
@@ -668,15 +730,7 @@ netdev_wireguard_rxq_wait(struct netdev_rxq *rxq)
     struct netdev_wireguard *wg = netdev_wireguard_cast(rxq->netdev);
 
     ovs_mutex_lock(&wg->mutex);
-    if (netdev_wg_bridge_has_pending(wg)) {
-        poll_immediate_wake();
-    }
-    if (wg->sock4) {
-        poll_fd_wait(udp_batch_fd(wg->sock4), POLLIN);
-    }
-    if (wg->sock6) {
-        poll_fd_wait(udp_batch_fd(wg->sock6), POLLIN);
-    }
+    netdev_wg_rx_wait(wg, rxq->queue_id);
     ovs_mutex_unlock(&wg->mutex);
 }
 
@@ -690,6 +744,8 @@ netdev_wireguard_run(const struct netdev_class *class OVS_UNUSED)
     ovs_mutex_lock(&netdev_wg_list_mutex);
     LIST_FOR_EACH (wg, list_node, &netdev_wg_list) {
         ovs_mutex_lock(&wg->mutex);
+        wg->ctl_seq_seen = seq_read(wg->ctl_seq);
+        netdev_wg_rx_handshakes(wg);
         wg_device_run(wg->dev);
         netdev_wg_bridge_run(wg);
         netdev_wg_uapi_run(wg);
@@ -715,6 +771,10 @@ netdev_wireguard_wait(const struct netdev_class *class OVS_UNUSED)
         if (deadline != LLONG_MAX) {
             poll_timer_wait_until(deadline);
         }
+        if (wg->hs_n) {
+            poll_immediate_wake();
+        }
+        seq_wait(wg->ctl_seq, wg->ctl_seq_seen);
         netdev_wg_uapi_wait(wg);
         ovs_mutex_unlock(&wg->mutex);
     }
@@ -722,33 +782,50 @@ netdev_wireguard_wait(const struct netdev_class *class OVS_UNUSED)
     netdev_wg_appctl_wait();
 }
 
+#define NETDEV_WIREGUARD_CLASS_COMMON                           \
+    .alloc = netdev_wireguard_alloc,                            \
+    .construct = netdev_wireguard_construct,                    \
+    .destruct = netdev_wireguard_destruct,                      \
+    .dealloc = netdev_wireguard_dealloc,                        \
+    .get_config = netdev_wireguard_get_config,                  \
+    .set_config = netdev_wireguard_set_config,                  \
+    .reconfigure = netdev_wireguard_reconfigure,                \
+    .set_tx_multiq = netdev_wireguard_set_tx_multiq,            \
+    .send = netdev_wireguard_send,                              \
+    .set_etheraddr = netdev_wireguard_set_etheraddr,            \
+    .get_etheraddr = netdev_wireguard_get_etheraddr,            \
+    .get_mtu = netdev_wireguard_get_mtu,                        \
+    .set_mtu = netdev_wireguard_set_mtu,                        \
+    .get_stats = netdev_wireguard_get_stats,                    \
+    .get_custom_stats = netdev_wireguard_get_custom_stats,      \
+    .get_carrier = netdev_wireguard_get_carrier,                \
+    .get_status = netdev_wireguard_get_status,                  \
+    .update_flags = netdev_wireguard_update_flags,              \
+    .rxq_alloc = netdev_wireguard_rxq_alloc,                    \
+    .rxq_construct = netdev_wireguard_rxq_construct,            \
+    .rxq_destruct = netdev_wireguard_rxq_destruct,              \
+    .rxq_dealloc = netdev_wireguard_rxq_dealloc,                \
+    .rxq_recv = netdev_wireguard_rxq_recv,                      \
+    .rxq_wait = netdev_wireguard_rxq_wait
+
+/* Type "wireguard": the receive queues are polled by the main thread with
+ * the other system ports.  Its run and wait hooks serve the ports of both
+ * types (timers, UAPI sockets, appctl). */
 const struct netdev_class netdev_wireguard_class = {
     .type = "wireguard",
     .is_pmd = false,
     .run = netdev_wireguard_run,
     .wait = netdev_wireguard_wait,
-    .alloc = netdev_wireguard_alloc,
-    .construct = netdev_wireguard_construct,
-    .destruct = netdev_wireguard_destruct,
-    .dealloc = netdev_wireguard_dealloc,
-    .get_config = netdev_wireguard_get_config,
-    .set_config = netdev_wireguard_set_config,
-    .send = netdev_wireguard_send,
-    .set_etheraddr = netdev_wireguard_set_etheraddr,
-    .get_etheraddr = netdev_wireguard_get_etheraddr,
-    .get_mtu = netdev_wireguard_get_mtu,
-    .set_mtu = netdev_wireguard_set_mtu,
-    .get_stats = netdev_wireguard_get_stats,
-    .get_custom_stats = netdev_wireguard_get_custom_stats,
-    .get_carrier = netdev_wireguard_get_carrier,
-    .get_status = netdev_wireguard_get_status,
-    .update_flags = netdev_wireguard_update_flags,
-    .rxq_alloc = netdev_wireguard_rxq_alloc,
-    .rxq_construct = netdev_wireguard_rxq_construct,
-    .rxq_destruct = netdev_wireguard_rxq_destruct,
-    .rxq_dealloc = netdev_wireguard_rxq_dealloc,
-    .rxq_recv = netdev_wireguard_rxq_recv,
-    .rxq_wait = netdev_wireguard_rxq_wait,
+    NETDEV_WIREGUARD_CLASS_COMMON,
+};
+
+/* Type "wireguard-pmd": the same port, its receive queues polled by the
+ * datapath's PMD threads (pmd-cpu-mask, pmd-rxq-affinity, pmd-sleep-max
+ * apply), as OVS pairs "afxdp" and "afxdp-nonpmd". */
+static const struct netdev_class netdev_wireguard_pmd_class = {
+    .type = "wireguard-pmd",
+    .is_pmd = true,
+    NETDEV_WIREGUARD_CLASS_COMMON,
 };
 
 void
@@ -767,6 +844,7 @@ netdev_wireguard_register(void)
         }
         wg_test_hooks_read_env();      /* Test builds only. */
         netdev_register_provider(&netdev_wireguard_class);
+        netdev_register_provider(&netdev_wireguard_pmd_class);
         netdev_wg_appctl_register();
         ovsthread_once_done(&once);
     }

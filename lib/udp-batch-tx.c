@@ -122,6 +122,12 @@ udp_batch_tx_add_tos(struct udp_batch_tx *tx, const void *data, size_t size,
     return true;
 }
 
+void
+udp_batch_tx_clear(struct udp_batch_tx *tx)
+{
+    tx->n = 0;
+}
+
 size_t
 udp_batch_tx_count(const struct udp_batch_tx *tx)
 {

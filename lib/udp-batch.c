@@ -158,7 +158,7 @@ bound_port(int fd)
 
 /* Creates the socket and sets the options that must precede bind(). */
 static int
-create_socket(int family, int *fdp, char **errp)
+create_socket(int family, bool reuseport, int *fdp, char **errp)
 {
     int fd = socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
                     IPPROTO_UDP);
@@ -174,6 +174,8 @@ create_socket(int family, int *fdp, char **errp)
     int zero = 0;
     int one = 1;
     if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &zero, sizeof zero)
+        || (reuseport
+            && setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one))
         || (family == AF_INET6
             && setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one))) {
         error = errno;
@@ -219,7 +221,7 @@ udp_batch_open(const struct udp_batch_options *opts,
 
     ovs_assert(opts->family == AF_INET || opts->family == AF_INET6);
     *sockp = NULL;
-    error = create_socket(opts->family, &fd, &msg);
+    error = create_socket(opts->family, opts->reuseport, &fd, &msg);
     if (!error) {
         error = bind_port(fd, opts->family, opts->port, &msg);
         if (error) {

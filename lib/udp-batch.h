@@ -72,6 +72,9 @@ struct udp_batch_options {
     uint16_t port;              /* Host byte order; 0 picks a free port. */
     bool gso;                   /* Send with UDP_SEGMENT if the kernel can. */
     bool gro;                   /* Receive with UDP_GRO if the kernel can. */
+    bool reuseport;             /* SO_REUSEPORT: one of a group of sockets
+                                 * on the same port (same user) that the
+                                 * kernel spreads datagrams over. */
 };
 
 /* Counters of one socket, since it was opened. */
@@ -156,6 +159,9 @@ struct udp_batch_tx *udp_batch_tx_create(size_t max);
 
 /* Frees 'tx'.  Null is allowed. */
 void udp_batch_tx_destroy(struct udp_batch_tx *tx);
+
+/* Drops every datagram queued in 'tx' without sending it. */
+void udp_batch_tx_clear(struct udp_batch_tx *tx);
 
 /* Queues 'size' bytes at 'data' for 'dst' (AF_INET or AF_INET6, the family
  * of the socket it will be flushed to).  The bytes are not copied: they

@@ -44,6 +44,7 @@ wg_config_init(struct wg_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
     cfg->udp_gso = cfg->udp_gro = cfg->tcp_gro = true;
+    cfg->n_rxq = 1;
     hmap_init(&cfg->peers);
     smap_init(&cfg->peer_errors);
 }
@@ -550,7 +551,7 @@ is_interface_option(const char *key)
 {
     static const char *const keys[] = {
         "private_key", "private_key_file", "listen_port", "address",
-        "udp_gso", "udp_gro", "tcp_gro", "uapi_dir",
+        "udp_gso", "udp_gro", "tcp_gro", "uapi_dir", "n_rxq",
     };
     for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
         if (!strcmp(key, keys[i])) {
@@ -672,6 +673,12 @@ parse_interface_options(const struct smap *args, struct wg_config *cfg)
             return xasprintf("%s must be true or false, not \"%s\"",
                              switches[i].name, s);
         }
+    }
+    s = smap_get(args, "n_rxq");
+    if (s && (!str_to_int(s, 10, &cfg->n_rxq) || cfg->n_rxq < 1
+              || cfg->n_rxq > WG_CONFIG_N_RXQ_MAX)) {
+        return xasprintf("n_rxq \"%s\" is not a number of receive queues "
+                         "(1 to %d)", s, WG_CONFIG_N_RXQ_MAX);
     }
     s = smap_get(args, "uapi_dir");
     cfg->uapi_dir = s && s[0] ? xstrdup(s) : NULL;

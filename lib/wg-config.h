@@ -70,6 +70,9 @@ struct wg_config_peer {
     unsigned int persistent_keepalive;  /* Seconds, 0 = off. */
 };
 
+/* Most receive queues ("n_rxq") a port may have. */
+#define WG_CONFIG_N_RXQ_MAX 16
+
 struct wg_config {
     bool has_private_key;
     uint8_t private_key[WG_KEY_LEN];
@@ -82,6 +85,8 @@ struct wg_config {
     bool udp_gso;
     bool udp_gro;
     bool tcp_gro;
+    int n_rxq;                      /* Receive queues, 1 to
+                                     * WG_CONFIG_N_RXQ_MAX. */
     char *uapi_dir;                 /* NULL: the default directory. */
     struct hmap peers;              /* Contains struct wg_config_peer. */
     struct smap peer_errors;        /* Peer name -> one-sentence reason. */

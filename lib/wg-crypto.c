@@ -62,7 +62,10 @@ static struct {
 #endif
 struct wg_aead_key {
     enum wg_crypto_aead_backend backend;
-    EVP_CIPHER_CTX *enc;
+    struct ovs_mutex mutex;     /* OpenSSL: a context serves one call at a
+                                 * time, and a key may seal on several
+                                 * threads (wg_device_encrypt_finish()). */
+    EVP_CIPHER_CTX *enc;        /* Used with 'mutex' held. */
     EVP_CIPHER_CTX *dec;
     uint8_t raw[WG_AEAD_RAW_ROOM];
 };
@@ -268,6 +271,7 @@ wg_aead_key_create__(const uint8_t key[WG_KEY_LEN])
 {
     struct wg_aead_key *k = xzalloc(sizeof *k);
 
+    ovs_mutex_init(&k->mutex);
     k->backend = wg_crypto.backend;
     if (k->backend == WG_CRYPTO_AEAD_IPSECMB) {
         memcpy(k->raw, key, WG_KEY_LEN);
@@ -295,6 +299,7 @@ wg_aead_key_destroy(struct wg_aead_key *k)
         /* Freeing a context makes OpenSSL clear its key schedule. */
         EVP_CIPHER_CTX_free(k->enc);
         EVP_CIPHER_CTX_free(k->dec);
+        ovs_mutex_destroy(&k->mutex);
         wg_crypto_wipe(k, sizeof *k);
         free(k);
     }
@@ -414,7 +419,13 @@ wg_aead_seal_backend(const struct wg_aead_key *k,
                                    ad, ad_len, dst + len);
     }
 #endif
-    return wg_aead_seal__(k->enc, nonce, dst, src, len, ad, ad_len);
+    struct wg_aead_key *key = CONST_CAST(struct wg_aead_key *, k);
+    bool ok;
+
+    ovs_mutex_lock(&key->mutex);
+    ok = wg_aead_seal__(key->enc, nonce, dst, src, len, ad, ad_len);
+    ovs_mutex_unlock(&key->mutex);
+    return ok;
 }
 
 static bool
@@ -428,7 +439,13 @@ wg_aead_open_backend(const struct wg_aead_key *k,
         return wg_aead_open_ipsecmb(k, nonce, dst, src, pt_len, ad, ad_len);
     }
 #endif
-    return wg_aead_open__(k->dec, nonce, dst, src, pt_len, ad, ad_len);
+    struct wg_aead_key *key = CONST_CAST(struct wg_aead_key *, k);
+    bool ok;
+
+    ovs_mutex_lock(&key->mutex);
+    ok = wg_aead_open__(key->dec, nonce, dst, src, pt_len, ad, ad_len);
+    ovs_mutex_unlock(&key->mutex);
+    return ok;
 }
 
 bool
@@ -495,6 +512,25 @@ wg_aead_seal(struct wg_aead_key *k, uint64_t counter,
     return wg_aead_seal_nonce(k, nonce, dst, src, len, ad, ad_len);
 }
 
+/* Only a text without padding is sealed straight from 'src' (one call of
+ * the library, from 'src' to 'dst'): one with padding is copied first, then
+ * sealed in place, as every other way measured slower (see
+ * Documentation/topics/performance.rst, "Encrypting from the packet"). */
+bool
+wg_aead_seal_padded(struct wg_aead_key *k, uint64_t counter, uint8_t *dst,
+                    const uint8_t *src, size_t len, size_t pad_len)
+{
+    if (pad_len > WG_AEAD_PAD_MAX || len > INT_MAX - WG_AEAD_PAD_MAX) {
+        return false;
+    } else if (!pad_len) {
+        return wg_aead_seal(k, counter, dst, src, len, NULL, 0);
+    } else if (src != dst) {
+        memcpy(dst, src, len);
+    }
+    memset(dst + len, 0, pad_len);
+    return wg_aead_seal(k, counter, dst, dst, len + pad_len, NULL, 0);
+}
+
 bool
 wg_aead_open(struct wg_aead_key *k, uint64_t counter,
              uint8_t *dst, const uint8_t *src, size_t len,
@@ -512,8 +548,11 @@ wg_crypto_aead_seal_once(const uint8_t key[WG_KEY_LEN], uint64_t counter,
                          const uint8_t *ad, size_t ad_len)
 {
     struct wg_aead_key k = { .enc = wg_aead_ctx_create(key, true) };
-    bool ok = k.enc && wg_aead_seal(&k, counter, dst, src, len, ad, ad_len);
+    bool ok;
 
+    ovs_mutex_init(&k.mutex);
+    ok = k.enc && wg_aead_seal(&k, counter, dst, src, len, ad, ad_len);
+    ovs_mutex_destroy(&k.mutex);
     EVP_CIPHER_CTX_free(k.enc);
     return ok;
 }
@@ -524,8 +563,11 @@ wg_crypto_aead_open_once(const uint8_t key[WG_KEY_LEN], uint64_t counter,
                          const uint8_t *ad, size_t ad_len)
 {
     struct wg_aead_key k = { .dec = wg_aead_ctx_create(key, false) };
-    bool ok = k.dec && wg_aead_open(&k, counter, dst, src, len, ad, ad_len);
+    bool ok;
 
+    ovs_mutex_init(&k.mutex);
+    ok = k.dec && wg_aead_open(&k, counter, dst, src, len, ad, ad_len);
+    ovs_mutex_destroy(&k.mutex);
     EVP_CIPHER_CTX_free(k.dec);
     return ok;
 }

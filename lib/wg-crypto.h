@@ -171,6 +171,22 @@ bool wg_aead_open(struct wg_aead_key *k, uint64_t counter,
                   uint8_t *dst, const uint8_t *src, size_t len,
                   const uint8_t *ad, size_t ad_len);
 
+/* Seals the text of a WireGuard data message: the 'len' bytes at 'src'
+ * followed by 'pad_len' zero bytes (at most WG_AEAD_PAD_MAX), with counter
+ * nonce 'counter' and no additional data, writing len + pad_len bytes of
+ * ciphertext to 'dst' and the 16-byte tag after them.  'src' is either
+ * 'dst' (in place: the padding is zeroed there, then all is sealed) or
+ * apart from the len + pad_len + 16 bytes at 'dst' and only read: a text
+ * without padding is then sealed straight from 'src' into 'dst' (a packet
+ * becomes its message without first being copied into the message buffer),
+ * one with padding is copied to 'dst' and sealed there.  The ciphertext and
+ * tag are the same bytes either way.  Returns false on library failure or a
+ * 'pad_len' out of range. */
+#define WG_AEAD_PAD_MAX 15
+bool wg_aead_seal_padded(struct wg_aead_key *k, uint64_t counter,
+                         uint8_t *dst, const uint8_t *src, size_t len,
+                         size_t pad_len);
+
 /* One-shot forms for handshake messages (key used once). */
 bool wg_crypto_aead_seal_once(const uint8_t key[WG_KEY_LEN], uint64_t counter,
                               uint8_t *dst, const uint8_t *src, size_t len,

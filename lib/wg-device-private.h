@@ -50,6 +50,11 @@ struct wg_device {
     struct wg_ratelimiter *ratelimiter;
 
     unsigned int mtu;
+    unsigned int rx_n_classes;          /* wg_device_set_rx_classes(). */
+    bool defer_initiations;             /* See wg_device_set_deferred(). */
+    bool in_run;                        /* Within wg_device_run(). */
+    struct ovs_list initiations_wanted; /* struct wg_peer by 'wanted_node'. */
+    unsigned int rx_next_class;         /* Of the next peer added. */
     uint64_t rekey_after_messages;      /* WG_REKEY_AFTER_MESSAGES, or a
                                          * test's lower threshold. */
 

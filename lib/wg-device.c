@@ -33,6 +33,7 @@
 VLOG_DEFINE_THIS_MODULE(wg_device);
 
 COVERAGE_DEFINE(wg_under_load_enter);
+COVERAGE_DEFINE(wg_initiation_deferred);
 
 static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
 
@@ -83,6 +84,7 @@ wg_device_create(const struct wg_device_hooks *hooks, void *aux)
     dev->aux = aux;
     hmap_init(&dev->peers_by_key);
     ovs_list_init(&dev->peers);
+    ovs_list_init(&dev->initiations_wanted);
     dev->timers_next_ms = WG_TIMER_OFF;
     wg_peer_index_table_init(&dev->indices);
     wg_peer_endpoint_table_init(&dev->endpoints);
@@ -282,6 +284,15 @@ key_is_unusable(const uint8_t pub[WG_KEY_LEN])
     return bad;
 }
 
+/* Gives 'peer' the next receive class, round robin. */
+static void
+wg_device_next_rx_class(struct wg_device *dev, struct wg_peer *peer)
+{
+    peer->rx_n_classes = MAX(dev->rx_n_classes, 1);
+    peer->rx_class = dev->rx_next_class++ % peer->rx_n_classes;
+    dev->rx_next_class %= peer->rx_n_classes;
+}
+
 int
 wg_device_peer_add(struct wg_device *dev, const uint8_t pub[WG_KEY_LEN],
                    struct wg_peer **peerp)
@@ -303,6 +314,7 @@ wg_device_peer_add(struct wg_device *dev, const uint8_t pub[WG_KEY_LEN],
         return EINVAL;
     }
     peer->timers.earliest_ms = &dev->timers_next_ms;
+    wg_device_next_rx_class(dev, peer);
     hmap_insert(&dev->peers_by_key, &peer->key_node, key_hash(pub));
     ovs_list_push_back(&dev->peers, &peer->list_node);
     *peerp = peer;
@@ -312,6 +324,9 @@ wg_device_peer_add(struct wg_device *dev, const uint8_t pub[WG_KEY_LEN],
 void
 wg_device_peer_remove(struct wg_device *dev, struct wg_peer *peer)
 {
+    if (peer->initiation_wanted) {
+        ovs_list_remove(&peer->wanted_node);
+    }
     wg_allowedips_remove_peer(dev->allowedips, peer);
     hmap_remove(&dev->peers_by_key, &peer->key_node);
     ovs_list_remove(&peer->list_node);
@@ -473,6 +488,25 @@ wg_device_peer_set_user_data(struct wg_peer *peer, void *data)
     peer->user_data = data;
 }
 
+void
+wg_device_set_rx_classes(struct wg_device *dev, unsigned int n)
+{
+    struct wg_peer *peer;
+
+    ovs_assert(n >= 1 && n <= 256);
+    dev->rx_n_classes = n;
+    dev->rx_next_class = 0;
+    LIST_FOR_EACH (peer, list_node, &dev->peers) {
+        wg_device_next_rx_class(dev, peer);
+    }
+}
+
+unsigned int
+wg_device_peer_rx_class(const struct wg_peer *peer)
+{
+    return peer->rx_class;
+}
+
 void *
 wg_device_peer_get_user_data(const struct wg_peer *peer)
 {
@@ -500,6 +534,23 @@ wg_device_send_to_peer(struct wg_device *dev, struct wg_peer *peer,
     }
 }
 
+/* Leaves the initiation to 'peer' to the next wg_device_run(), which is due
+ * at once, and wakes the thread that runs it. */
+static void
+defer_initiation(struct wg_device *dev, struct wg_peer *peer,
+                 long long int now)
+{
+    if (!peer->initiation_wanted) {
+        COVERAGE_INC(wg_initiation_deferred);
+        peer->initiation_wanted = true;
+        ovs_list_push_back(&dev->initiations_wanted, &peer->wanted_node);
+    }
+    dev->timers_next_ms = MIN(dev->timers_next_ms, now);
+    if (dev->hooks.wake) {
+        dev->hooks.wake(dev->aux);
+    }
+}
+
 int
 wg_device_send_initiation(struct wg_device *dev, struct wg_peer *peer,
                           bool is_retry)
@@ -520,6 +571,10 @@ wg_device_send_initiation(struct wg_device *dev, struct wg_peer *peer,
     }
     if (!peer->endpoint_len) {
         return ENOTCONN;
+    }
+    if (dev->defer_initiations && !dev->in_run) {
+        defer_initiation(dev, peer, now);
+        return 0;
     }
     wg_device_wall_clock(dev, &wall);
     wg_timers_ephemeral_key_created(&peer->timers, now);
@@ -559,7 +614,7 @@ void
 wg_device_peer_send_keepalive(struct wg_device *dev, struct wg_peer *peer)
 {
     uint8_t msg[WG_MSG_KEEPALIVE_LEN];
-    int len = wg_device_encrypt(dev, peer, msg, 0, sizeof msg);
+    int len = wg_device_encrypt_from(dev, peer, msg, sizeof msg, NULL, 0);
 
     if (len > 0) {
         dev->hooks.send(dev->aux, (const struct sockaddr *) &peer->endpoint,
@@ -590,46 +645,55 @@ keep_key_fresh_send(struct wg_device *dev, struct wg_peer *peer,
     }
 }
 
-/* Header, padding, AEAD with the next counter of 'kp'. */
-static bool
-seal_data(struct wg_noise_keypair *kp, uint8_t *msg, size_t inner_len,
-          size_t padded)
+/* Writes the header of a data message with the next counter of 'kp';
+ * '*sealer' is what finish_seal() needs to seal the inner packet 'inner'
+ * of 'inner_len' bytes, padded to 'padded', into it. */
+static void
+begin_seal(struct wg_noise_keypair *kp, uint8_t *msg, const uint8_t *inner,
+           size_t inner_len, size_t padded, struct wg_device_sealer *sealer)
 {
     struct wg_msg_data *hdr = (struct wg_msg_data *) msg;
-    uint64_t counter = kp->send_counter++;
 
-    memset(msg + WG_DEVICE_HEADROOM + inner_len, 0, padded - inner_len);
+    sealer->kp = kp;
+    sealer->counter = kp->send_counter++;
+    sealer->inner = inner;
+    sealer->inner_len = inner_len;
+    sealer->padded = padded;
     hdr->type = htole32(WG_MSG_DATA);
     hdr->receiver = htole32(kp->remote_index);
-    hdr->counter = htole64(counter);
-    return wg_aead_seal(kp->send_key, counter, msg + WG_DEVICE_HEADROOM,
-                        msg + WG_DEVICE_HEADROOM, padded, NULL, 0);
+    hdr->counter = htole64(sealer->counter);
 }
 
-int
-wg_device_encrypt(struct wg_device *dev, struct wg_peer *peer,
-                  uint8_t *msg, size_t inner_len, size_t msg_size)
+/* Seals the inner packet, with its padding, into 'msg' (in place if it is
+ * at msg + WG_DEVICE_HEADROOM).  Reads only the keypair's send key. */
+static bool
+finish_seal(const struct wg_device_sealer *sealer, uint8_t *msg)
 {
-    long long int now = wg_device_now(dev);
-    struct wg_noise_keypair *kp = peer->keypairs.current;
-    size_t padded, total;
+    return wg_aead_seal_padded(sealer->kp->send_key, sealer->counter,
+                               msg + WG_DEVICE_HEADROOM, sealer->inner,
+                               sealer->inner_len,
+                               sealer->padded - sealer->inner_len);
+}
 
-    if (!peer->endpoint_len) {
-        return WG_DEVICE_TX_NO_ENDPOINT;
-    }
-    if (!wg_noise_keypair_can_send(kp, now)) {
-        wg_device_send_initiation(dev, peer, false);
-        return WG_DEVICE_TX_NO_SESSION;
-    }
-    padded = padded_len(dev, inner_len);
-    total = WG_DEVICE_HEADROOM + padded + WG_AEAD_TAG_LEN;
-    if (total > msg_size || total > INT_MAX) {
-        return WG_DEVICE_TX_NO_ROOM;
-    }
-    if (!seal_data(kp, msg, inner_len, padded)) {
-        VLOG_WARN_RL(&rl, "encryption failed");
-        return WG_DEVICE_TX_CRYPTO_ERROR;
-    }
+/* Header, then the inner packet 'inner' with its padding to 'padded' bytes
+ * sealed with the next counter of 'kp'. */
+static bool
+seal_data(struct wg_noise_keypair *kp, uint8_t *msg, const uint8_t *inner,
+          size_t inner_len, size_t padded)
+{
+    struct wg_device_sealer sealer;
+
+    begin_seal(kp, msg, inner, inner_len, padded, &sealer);
+    return finish_seal(&sealer, msg);
+}
+
+/* After a message of 'total' bytes ('inner_len' of them inner packet) went
+ * to 'peer' with 'kp': its counters, its timers, a rekey if due. */
+static void
+note_data_sent(struct wg_device *dev, struct wg_peer *peer,
+               const struct wg_noise_keypair *kp, size_t inner_len,
+               size_t total, long long int now)
+{
     peer->tx_bytes += total;
     peer->tx_packets++;
     wg_timers_any_authenticated_packet_traversed(&peer->timers, now);
@@ -638,7 +702,101 @@ wg_device_encrypt(struct wg_device *dev, struct wg_peer *peer,
         wg_timers_data_sent(&peer->timers, now);
     }
     keep_key_fresh_send(dev, peer, kp, now);
+}
+
+/* The checks of an encryption for 'peer' of 'inner_len' bytes into
+ * 'msg_size': returns the message's length, or an enum wg_device_tx value,
+ * and the keypair to use in '*kpp'. */
+static int
+encrypt_check(struct wg_device *dev, struct wg_peer *peer, size_t inner_len,
+              size_t msg_size, long long int now,
+              struct wg_noise_keypair **kpp)
+{
+    struct wg_noise_keypair *kp = peer->keypairs.current;
+    size_t total;
+
+    if (!peer->endpoint_len) {
+        return WG_DEVICE_TX_NO_ENDPOINT;
+    }
+    if (!wg_noise_keypair_can_send(kp, now)) {
+        wg_device_send_initiation(dev, peer, false);
+        return WG_DEVICE_TX_NO_SESSION;
+    }
+    total = WG_DEVICE_HEADROOM + padded_len(dev, inner_len) + WG_AEAD_TAG_LEN;
+    if (total > msg_size || total > INT_MAX) {
+        return WG_DEVICE_TX_NO_ROOM;
+    }
+    *kpp = kp;
     return total;
+}
+
+int
+wg_device_encrypt_from(struct wg_device *dev, struct wg_peer *peer,
+                       uint8_t *msg, size_t msg_size,
+                       const uint8_t *inner, size_t inner_len)
+{
+    long long int now = wg_device_now(dev);
+    struct wg_noise_keypair *kp;
+    int total;
+
+    total = encrypt_check(dev, peer, inner_len, msg_size, now, &kp);
+    if (total < 0) {
+        return total;
+    }
+    if (!seal_data(kp, msg, inner, inner_len, padded_len(dev, inner_len))) {
+        VLOG_WARN_RL(&rl, "encryption failed");
+        return WG_DEVICE_TX_CRYPTO_ERROR;
+    }
+    note_data_sent(dev, peer, kp, inner_len, total, now);
+    return total;
+}
+
+int
+wg_device_encrypt(struct wg_device *dev, struct wg_peer *peer,
+                  uint8_t *msg, size_t inner_len, size_t msg_size)
+{
+    return wg_device_encrypt_from(dev, peer, msg, msg_size,
+                                  msg + WG_DEVICE_HEADROOM, inner_len);
+}
+
+int
+wg_device_encrypt_begin(struct wg_device *dev, struct wg_peer *peer,
+                        uint8_t *msg, size_t inner_len, size_t msg_size,
+                        struct wg_device_sealer *sealer)
+{
+    long long int now = wg_device_now(dev);
+    uint8_t *inner = msg + WG_DEVICE_HEADROOM;
+    struct wg_noise_keypair *kp;
+    int total;
+
+    total = encrypt_check(dev, peer, inner_len, msg_size, now, &kp);
+    if (total < 0) {
+        return total;
+    }
+    begin_seal(kp, msg, inner, inner_len, padded_len(dev, inner_len), sealer);
+    wg_noise_keypair_ref(kp);
+    note_data_sent(dev, peer, kp, inner_len, total, now);
+    return total;
+}
+
+void
+wg_device_encrypt_cancel(struct wg_device_sealer *sealer)
+{
+    wg_noise_keypair_unref(sealer->kp);
+    sealer->kp = NULL;
+}
+
+bool
+wg_device_encrypt_finish(struct wg_device_sealer *sealer, uint8_t *msg)
+{
+    bool ok = finish_seal(sealer, msg);
+
+    if (!ok) {
+        VLOG_WARN_RL(&rl, "encryption failed");
+    }
+    wg_noise_keypair_unref(sealer->kp);
+    sealer->kp = NULL;
+    return ok;
 }
 
 /* Timers. */
@@ -700,6 +858,25 @@ static const struct wg_timers_actions timer_actions = {
  * it stays at most the earliest deadline; the peers are only looked at
  * once that time has come, which also makes it exact again.  A timer
  * stopped early at worst causes one look too many. */
+/* Sends the initiations deferred since the last run, in the order they
+ * were asked for (each checked again against its rate limit). */
+static void
+run_deferred_initiations(struct wg_device *dev)
+{
+    struct wg_peer *peer;
+
+    LIST_FOR_EACH_POP (peer, wanted_node, &dev->initiations_wanted) {
+        peer->initiation_wanted = false;
+        wg_device_send_initiation(dev, peer, false);
+    }
+}
+
+void
+wg_device_set_deferred(struct wg_device *dev, bool defer)
+{
+    dev->defer_initiations = defer;
+}
+
 long long int
 wg_device_run(struct wg_device *dev)
 {
@@ -712,12 +889,15 @@ wg_device_run(struct wg_device *dev)
     }
     /* Timers that the actions below set lower this again. */
     dev->timers_next_ms = WG_TIMER_OFF;
+    dev->in_run = true;
+    run_deferred_initiations(dev);
     LIST_FOR_EACH (peer, list_node, &dev->peers) {
         struct timer_ctx ctx = { .dev = dev, .peer = peer };
 
         next = MIN(next, wg_timers_run(&peer->timers, now, &timer_actions,
                                        &ctx));
     }
+    dev->in_run = false;
     dev->timers_next_ms = MIN(dev->timers_next_ms, next);
     return dev->timers_next_ms;
 }

@@ -23,8 +23,10 @@
  *
  * The device never touches sockets or OVS packets.  The caller:
  *
- *   - encrypts inner IP packets in place with wg_device_encrypt() and sends
- *     the resulting UDP payloads to wg_device_peer_endpoint();
+ *   - encrypts inner IP packets in place with wg_device_encrypt(), or
+ *     from where they are into a message buffer with
+ *     wg_device_encrypt_from(), and sends the resulting UDP payloads to
+ *     wg_device_peer_endpoint();
  *   - hands every received UDP datagram to wg_device_receive(), which
  *     decrypts data in place or consumes handshake messages;
  *   - calls wg_device_run() when the deadline it returned has passed;
@@ -64,6 +66,11 @@ struct wg_device_hooks {
     /* Handshake attempts for 'peer' gave up after REKEY_ATTEMPT_TIME: drop
      * the packets queued for it. */
     void (*handshake_failed)(void *aux, struct wg_peer *peer);
+
+    /* wg_device_run() is due at once (from wg_device_set_deferred()'s
+     * deferral): wake the thread that runs it.  May be called from within
+     * any wg_device_*() function. */
+    void (*wake)(void *aux);
 
     /* Monotonic clock in milliseconds.  NULL: OVS's time_msec(). */
     long long int (*now_ms)(void *aux);
@@ -255,6 +262,17 @@ void wg_device_peer_get_info(const struct wg_device *dev,
 void wg_device_peer_set_user_data(struct wg_peer *peer, void *data);
 void *wg_device_peer_get_user_data(const struct wg_peer *peer);
 
+/* Receive steering over 'n' queues (1 to 256; a new device has 1): the
+ * peers get receive classes 0 to n - 1 round robin, in their order, and
+ * each peer added later the next one.  Every receiver index that a peer
+ * is given from then on (at its next handshake) has a lowest byte equal
+ * to its class modulo 'n'.  Indices travel little-endian, so that byte is
+ * the first of the index in data messages and cookie replies (offset 4)
+ * and in handshake responses (offset 8): a socket filter that reads it
+ * sends all of a session's messages to the queue of its peer's class. */
+void wg_device_set_rx_classes(struct wg_device *dev, unsigned int n);
+unsigned int wg_device_peer_rx_class(const struct wg_peer *peer);
+
 /* True if 'peer' has a keypair usable for sending now. */
 bool wg_device_peer_has_session(const struct wg_device *dev,
                                 const struct wg_peer *peer);
@@ -294,6 +312,48 @@ enum wg_device_tx {
  * value.  Runs the peer's send-side timers and may start a rekey. */
 int wg_device_encrypt(struct wg_device *dev, struct wg_peer *peer,
                       uint8_t *msg, size_t inner_len, size_t msg_size);
+
+/* The same, reading the inner packet where it is: the 'inner_len' bytes at
+ * 'inner', which are only read, become the data message at 'msg' through
+ * wg_aead_seal_padded(), straight from 'inner' when the packet needs no
+ * padding (a packet at the MTU, or of a multiple of 16 bytes) and through a
+ * copy at msg + WG_DEVICE_HEADROOM otherwise.  'inner' is either
+ * msg + WG_DEVICE_HEADROOM (then this is wg_device_encrypt()) or apart from
+ * the 'msg_size' bytes at 'msg' (NULL for a keepalive, whose 'inner_len' is
+ * 0).  The message, its length and the result are the ones
+ * wg_device_encrypt() gives for the same packet and counter, byte for
+ * byte. */
+int wg_device_encrypt_from(struct wg_device *dev, struct wg_peer *peer,
+                           uint8_t *msg, size_t msg_size,
+                           const uint8_t *inner, size_t inner_len);
+
+/* Encryption in two steps, for a caller whose lock serializes its calls
+ * on the device but who wants the cipher to run outside that lock, on
+ * several threads at once.  wg_device_encrypt_begin() does all that
+ * wg_device_encrypt() does (checks, header with the next counter, the
+ * peer's counters and timers) but the padding and the cipher, and holds
+ * the keypair
+ * for '*sealer'; wg_device_encrypt_finish() then seals the message in
+ * place without the caller's lock (it touches only that keypair's key,
+ * which a rekey or removal meanwhile does not free) and releases the
+ * keypair.  Every successful begin must be finished (or cancelled) once,
+ * and the message may leave only if its finish returned true (on false,
+ * the buffer may hold anything, plaintext included). */
+struct wg_noise_keypair;
+struct wg_device_sealer {
+    struct wg_noise_keypair *kp;
+    uint64_t counter;
+    const uint8_t *inner;       /* msg + WG_DEVICE_HEADROOM. */
+    size_t inner_len;
+    size_t padded;
+};
+int wg_device_encrypt_begin(struct wg_device *dev, struct wg_peer *peer,
+                            uint8_t *msg, size_t inner_len, size_t msg_size,
+                            struct wg_device_sealer *sealer);
+bool wg_device_encrypt_finish(struct wg_device_sealer *sealer, uint8_t *msg);
+
+/* Releases the keypair of a begun message that will not be sent. */
+void wg_device_encrypt_cancel(struct wg_device_sealer *sealer);
 
 /* What wg_device_receive() did with a datagram.  Values from
  * WG_DEVICE_DROP_TOO_SHORT on are drops; each has a distinct reason. */
@@ -367,6 +427,15 @@ enum wg_device_rx wg_device_receive(struct wg_device *dev,
  * may be early (a timer stopped since it was set), never late; a call
  * before it is due costs the same whatever the number of peers. */
 long long int wg_device_run(struct wg_device *dev);
+
+/* Deferral of handshake work ('defer' true; false by default): every
+ * handshake initiation that a call other than wg_device_run() would send
+ * (a packet for a peer without a session, a rekey after so many messages or
+ * seconds, wg_device_peer_initiate()...) is instead sent by the next
+ * wg_device_run(), which becomes due at once (the 'wake' hook is called).
+ * The X25519 computations of an initiation then run on the thread that
+ * runs the device's timers, not on the data path's. */
+void wg_device_set_deferred(struct wg_device *dev, bool defer);
 
 /* The next deadline without running anything, as wg_device_run() returns
  * it (possibly early, never late), in constant time. */

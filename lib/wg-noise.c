@@ -583,6 +583,25 @@ out:
 
 /* Keypairs (whitepaper 5.4.5 and 6). */
 
+void
+wg_noise_keypair_ref(struct wg_noise_keypair *kp)
+{
+    ovs_refcount_ref(&kp->ref);
+}
+
+void
+wg_noise_keypair_unref(struct wg_noise_keypair *kp)
+{
+    if (kp && ovs_refcount_unref(&kp->ref) == 1) {
+        wg_aead_key_destroy(kp->send_key);
+        wg_aead_key_destroy(kp->recv_key);
+        wg_crypto_wipe(kp, sizeof *kp);
+        free(kp);
+    }
+}
+
+/* Takes 'kp' out of 'kps' (its index is free at once) and drops its
+ * reference. */
 static void
 keypair_destroy(struct wg_noise_keypairs *kps, struct wg_noise_keypair *kp)
 {
@@ -590,10 +609,8 @@ keypair_destroy(struct wg_noise_keypairs *kps, struct wg_noise_keypair *kp)
         if (kp->local_index && kps->release_index) {
             kps->release_index(kps->release_aux, kp->local_index);
         }
-        wg_aead_key_destroy(kp->send_key);
-        wg_aead_key_destroy(kp->recv_key);
-        wg_crypto_wipe(kp, sizeof *kp);
-        free(kp);
+        kp->local_index = 0;
+        wg_noise_keypair_unref(kp);
     }
 }
 
@@ -610,6 +627,7 @@ derive_keypair(const struct wg_noise_handshake *hs, bool initiator,
         return NULL;            /* Never keys from a wiped (zero) output. */
     }
     kp = xzalloc(sizeof *kp);
+    ovs_refcount_init(&kp->ref);
     kp->send_key = wg_aead_key_create(initiator ? t1 : t2);
     kp->recv_key = wg_aead_key_create(initiator ? t2 : t1);
     wg_crypto_wipe(t1, sizeof t1);

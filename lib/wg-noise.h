@@ -30,6 +30,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
+#include "ovs-atomic.h"
 #include "wg-crypto.h"
 #include "wg-messages.h"
 #include "wg-replay.h"
@@ -67,8 +68,12 @@ struct wg_noise_handshake {
     bool consumed_any_initiation;
 };
 
-/* One transport session. */
+/* One transport session.  Its peer's struct wg_noise_keypairs holds one
+ * reference; a sender sealing outside the device's lock holds another
+ * (wg_noise_keypair_ref()), so that the keys are wiped and freed when the
+ * last one is dropped. */
 struct wg_noise_keypair {
+    struct ovs_refcount ref;
     struct wg_aead_key *send_key;
     struct wg_aead_key *recv_key;
     uint64_t send_counter;              /* Next nonce to use. */
@@ -100,6 +105,10 @@ enum wg_noise_result {
     WG_NOISE_ERR_FLOOD,         /* Initiations too close together. */
     WG_NOISE_ERR_STATE,         /* Message not expected in this state. */
 };
+
+/* Keypair references (thread-safe). */
+void wg_noise_keypair_ref(struct wg_noise_keypair *kp);
+void wg_noise_keypair_unref(struct wg_noise_keypair *kp);
 
 /* Identity. */
 

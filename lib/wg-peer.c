@@ -65,9 +65,13 @@ wg_peer_index_alloc(struct wg_index_table *t, struct wg_peer *peer)
 {
     struct wg_index_entry *e = xmalloc(sizeof *e);
 
+    /* The lowest byte is what a steering filter reads first on the wire
+     * (indices travel little-endian); about 'rx_n_classes' draws. */
     do {
         wg_crypto_random(&e->index, sizeof e->index);
-    } while (!e->index || index_find(t, e->index));
+    } while (!e->index
+             || (e->index & 0xff) % peer->rx_n_classes != peer->rx_class
+             || index_find(t, e->index));
     e->peer = peer;
     hmap_insert(&t->map, &e->node, hash_int(e->index, 0));
     return e->index;
@@ -203,6 +207,7 @@ wg_peer_create(const uint8_t pub[WG_KEY_LEN],
     peer = xzalloc(sizeof *peer);
     peer->indices = t;
     peer->endpoints = endpoints;
+    peer->rx_n_classes = 1;
     memcpy(peer->public_key, pub, WG_KEY_LEN);
     wg_noise_handshake_init(&peer->handshake, id, pub);
     peer->keypairs.release_index = release_index;

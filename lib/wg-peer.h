@@ -73,6 +73,16 @@ struct wg_peer {
     uint64_t rx_packets;
     uint64_t tx_packets;
 
+    /* A handshake initiation deferred to wg_device_run(), if in the
+     * device's 'initiations_wanted'. */
+    bool initiation_wanted;
+    struct ovs_list wanted_node;
+
+    /* Receive steering: the lowest byte of each index of the peer is
+     * 'rx_class' modulo 'rx_n_classes' (1: any index). */
+    uint16_t rx_class;
+    uint16_t rx_n_classes;
+
     void *user_data;
 };
 
@@ -84,7 +94,8 @@ void wg_peer_index_table_init(struct wg_index_table *t);
 /* Frees all entries of 't'. */
 void wg_peer_index_table_destroy(struct wg_index_table *t);
 
-/* Allocates a fresh random nonzero index for 'peer'. */
+/* Allocates a fresh random nonzero index for 'peer', of the peer's receive
+ * steering class. */
 uint32_t wg_peer_index_alloc(struct wg_index_table *t, struct wg_peer *peer);
 
 /* Releases 'index' (0 is ignored). */

@@ -50,12 +50,13 @@ struct wg_rl_entry {
     long long int tokens;       /* Credit in ms, 0...WG_RL_MAX. */
 };
 
+/* The caller serializes every call on one limiter (wg-ratelimiter.h). */
 struct wg_ratelimiter {
-    struct hmap entries OVS_GUARDED;
+    struct hmap entries;
     size_t max_entries;
     uint32_t basis;             /* Random hash basis against collisions. */
-    long long int last_gc_ms OVS_GUARDED;
-    bool gc_done OVS_GUARDED;   /* False until the first collection. */
+    long long int last_gc_ms;
+    bool gc_done;               /* False until the first collection. */
 };
 
 struct wg_ratelimiter *

@@ -61,6 +61,7 @@ SYSTEM_TESTSUITE_AT = \
 	tests/system-wg-faults.at \
 	tests/system-wg-dns.at \
 	tests/system-wg-ecn.at \
+	tests/system-wg-queues.at \
 	tests/system-vm.at \
 	tests/system-dpdk.at \
 	tests/system-bench.at \
@@ -245,10 +246,11 @@ clean-fuzz:
 # OVS's utilities/checkpatch.py, from the OVS tree, over our C files.
 STYLE_FILES = $(filter %.c %.h,$(lib_libovswireguard_la_SOURCES) \
 	$(vswitchd_ovs_vswitchd_SOURCES) $(tests_wgtest_SOURCES) \
-	$(tests_wg_handshake_flood_SOURCES) $(FUZZ_SOURCES) tests/fuzz-util.h)
+	$(tests_wg_handshake_flood_SOURCES) $(FUZZ_SOURCES) tests/fuzz-util.h \
+	$(utilities_ovs_wg_ipsecmb_bench_SOURCES))
 # OVS 3.5.0's checkpatch also checks a mail subject in file mode (the file
 # name): those lines are not about our code and are left out.
-check-style: check-layering check-flake8
+check-style: check-layering check-flake8 check-thread-safety
 	@cd $(srcdir) && { python3 '$(OVS_SRCDIR)/utilities/checkpatch.py' -q \
 	  -f $(STYLE_FILES) 2>&1; echo "checkpatch exit status $$?"; } \
 	  | grep -v -e '^Subject missing! ' -e '^Subject: ' -e '^$$' \
@@ -266,6 +268,20 @@ check-style: check-layering check-flake8
 check-layering:
 	@python3 '$(srcdir)/utilities/checks/lib-layering' '$(srcdir)/lib'
 
+# clang's thread safety analysis (-Wthread-safety, errors) over the
+# library: OVS's lock annotations (OVS_REQUIRES, OVS_EXCLUDED, OVS_GUARDED_BY,
+# lib/compiler.h) hold.  Skipped, saying so, without clang.
+THREAD_SAFETY_FILES = $(filter %.c,$(lib_libovswireguard_la_SOURCES))
+check-thread-safety:
+	@if test -n '$(FUZZ_CC)'; then \
+	  for f in $(THREAD_SAFETY_FILES); do \
+	    $(FUZZ_CC) -fsyntax-only -Wthread-safety -Werror=thread-safety \
+	      $(DEFS) -I. $(AM_CPPFLAGS) $(SODIUM_CFLAGS) '$(srcdir)'/$$f \
+	      || exit 1; \
+	  done; \
+	  echo "check-thread-safety: $(words $(THREAD_SAFETY_FILES)) files OK"; \
+	else echo "check-thread-safety: skipped (no clang)"; fi
+
 # flake8 (with the hacking plugin OVS's own Python is checked with, when
 # installed) over our Python daemon; skipped, saying so, without flake8.
 FLAKE8_FILES = utilities/ovs-monitor-wireguard
@@ -275,4 +291,5 @@ check-flake8:
 	  && echo "check-flake8: $(words $(FLAKE8_FILES)) files OK"; \
 	else echo "check-flake8: skipped (no flake8 for /usr/bin/python3)"; fi
 
-.PHONY: check-flake8 check-layering check-system check-style clean-ovs-links
+.PHONY: check-flake8 check-layering check-system check-style \
+	check-thread-safety clean-ovs-links

@@ -338,6 +338,100 @@ test_aead_against_openssl(void)
     free(out);
 }
 
+/* wg_aead_seal_padded() of the 'len' bytes at 'src' with 'pad_len' zeros
+ * after them, apart from 'dst' and in place: both give libsodium's RFC 8439
+ * seal of the padded text, byte for byte, the source stays as it was, no
+ * byte past the tag is written, and the message opens to the padded
+ * text. */
+static void
+check_seal_padded(struct wg_aead_key *k, const uint8_t key[WG_KEY_LEN],
+                  const uint8_t *src, size_t len, size_t pad_len,
+                  uint64_t counter)
+{
+    size_t total = len + pad_len + WG_AEAD_TAG_LEN;
+    uint8_t text[2048 + 16], ref[2048 + 32], nonce[WG_AEAD_NONCE_LEN] = { 0 };
+    uint8_t apart[2048 + 48], in_place[2048 + 48], copy[2048];
+    unsigned long long ref_len;
+
+    ovs_assert(len <= 2048 && pad_len <= WG_AEAD_PAD_MAX);
+    memcpy(text, src, len);
+    memset(text + len, 0, pad_len);
+    for (int i = 0; i < 8; i++) {
+        nonce[4 + i] = counter >> (8 * i);
+    }
+    crypto_aead_chacha20poly1305_ietf_encrypt(ref, &ref_len, text,
+                                              len + pad_len, NULL, 0, NULL,
+                                              nonce, key);
+    WGTEST_CHECK(ref_len == total);
+    memcpy(copy, src, len);
+
+    memset(apart, 0xa5, sizeof apart);
+    WGTEST_CHECK(wg_aead_seal_padded(k, counter, apart, src, len, pad_len));
+    WGTEST_CHECK_MEM(apart, ref, total);
+    WGTEST_CHECK(apart[total] == 0xa5 && apart[total + 15] == 0xa5);
+    WGTEST_CHECK_MEM(src, copy, len);
+
+    memset(in_place, 0xa5, sizeof in_place);
+    memcpy(in_place, src, len);
+    WGTEST_CHECK(wg_aead_seal_padded(k, counter, in_place, in_place, len,
+                                     pad_len));
+    WGTEST_CHECK_MEM(in_place, ref, total);
+    WGTEST_CHECK(in_place[total] == 0xa5);
+
+    WGTEST_CHECK(wg_aead_open(k, counter, in_place, apart, total, NULL, 0));
+    WGTEST_CHECK_MEM(in_place, text, len + pad_len);
+}
+
+/* The texts of data messages: lengths a packet has, each with the padding
+ * WireGuard gives it (to a multiple of 16, not past the MTU), at every
+ * misalignment of the source; then every length up to 2048, with the
+ * padding to a multiple of 16 and with another one (capped paddings are
+ * shorter); and a padding too long is refused. */
+static void
+test_aead_seal_padded(void)
+{
+    static const struct {
+        size_t len, pad_len;
+    } cases[] = {
+        { 0, 0 },               /* A keepalive. */
+        { 1, 15 },
+        { 15, 1 },
+        { 16, 0 },
+        { 17, 15 },
+        { 20, 12 },             /* A bare IPv4 header. */
+        { 52, 12 },             /* A TCP ACK. */
+        { 1280, 0 },
+        { 1405, 3 },            /* 1408: under the MTU of 1420. */
+        { 1410, 10 },           /* 1424 capped by the MTU of 1420. */
+        { 1419, 1 },            /* Likewise. */
+        { 1420, 0 },            /* A full packet at the MTU of 1420. */
+        { 1421, 3 },            /* Past the MTU (fragments): no cap. */
+    };
+    uint8_t key[WG_KEY_LEN], *buf = xmalloc(2048 + 16), dst[64];
+    struct wg_aead_key *k;
+
+    wg_crypto_random(key, sizeof key);
+    k = wg_aead_key_create(key);
+    WGTEST_CHECK(k != NULL);
+    for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+        for (size_t off = 0; off < 16; off++) {
+            wg_crypto_random(buf + off, cases[i].len);
+            check_seal_padded(k, key, buf + off, cases[i].len,
+                              cases[i].pad_len, i * 16 + off);
+        }
+    }
+    for (size_t len = 0; len <= 2048; len++) {
+        wg_crypto_random(buf, len);
+        check_seal_padded(k, key, buf, len, ROUND_UP(len, 16) - len, len);
+        check_seal_padded(k, key, buf, len, len % (WG_AEAD_PAD_MAX + 1),
+                          ~len);
+    }
+    WGTEST_CHECK(!wg_aead_seal_padded(k, 0, dst, buf, 1,
+                                      WG_AEAD_PAD_MAX + 1));
+    wg_aead_key_destroy(k);
+    free(buf);
+}
+
 /* A message that fails authentication leaves zeros, not plaintext. */
 static void
 test_aead_failure_wipes(void)
@@ -376,6 +470,7 @@ test_aead_main(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
         test_aead_rfc8439_a5();
         test_aead_round_trip();
         test_aead_against_openssl();
+        test_aead_seal_padded();
         test_aead_failure_wipes();
         printf("%s: ok\n", wg_crypto_aead_backend_name(backends[i]));
     }

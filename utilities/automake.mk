@@ -35,3 +35,13 @@ EXTRA_DIST += \
 # OVS's ovs-monitor-ipsec; the Debian package adds its systemd unit.
 dist_sbin_SCRIPTS = utilities/ovs-monitor-wireguard
 dist_man_MANS = utilities/ovs-monitor-wireguard.8
+
+# intel-ipsec-mb's ways of sealing a message, timed one against another
+# (Documentation/topics/performance.rst); standalone, so that it also
+# builds by hand in a Debian root of another release.
+if HAVE_IPSEC_MB
+noinst_PROGRAMS += utilities/ovs-wg-ipsecmb-bench
+endif
+utilities_ovs_wg_ipsecmb_bench_SOURCES = utilities/ovs-wg-ipsecmb-bench.c
+utilities_ovs_wg_ipsecmb_bench_LDADD = $(IPSEC_MB_LIBS)
+EXTRA_DIST += utilities/ovs-wg-ipsecmb-bench.c
