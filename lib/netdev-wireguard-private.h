@@ -241,7 +241,14 @@ struct netdev_wireguard {
     struct ovs_mutex mutex;
     struct eth_addr mac;
     int mtu;
-    enum netdev_flags flags;
+
+    /* The flags have a lock of their own, taken with no other held and
+     * taking none: OVS's fatal-signal hook (restore_all_flags()) sets them
+     * with the fatal-signal mutex held, which the port takes under
+     * 'mutex' (a UAPI socket's path registered for unlinking at exit). */
+    struct ovs_mutex flags_mutex;
+    enum netdev_flags flags OVS_GUARDED_BY(flags_mutex);
+
     struct netdev_stats stats;
     uint64_t counters[NETDEV_WG_N_COUNTERS];
     uint64_t rx_outcomes[WG_DEVICE_N_RX];   /* wg_device_receive()'s. */

@@ -112,10 +112,13 @@ netdev_wireguard_construct(struct netdev *netdev)
     };
 
     ovs_mutex_init(&wg->mutex);
+    ovs_mutex_init(&wg->flags_mutex);
     wg->mac = netdev_wireguard_stable_mac(netdev_get_name(netdev));
     wg->mtu = NETDEV_WG_DEFAULT_MTU;
+    ovs_mutex_lock(&wg->flags_mutex);
     wg->flags = NETDEV_UP;      /* Administratively up, like a tunnel;
                                  * carrier: netdev_wg_events_carrier(). */
+    ovs_mutex_unlock(&wg->flags_mutex);
     wg_config_init(&wg->cfg);
     smap_init(&wg->uapi_removed);
     wg->ctl_seq = seq_create();
@@ -163,6 +166,7 @@ netdev_wireguard_destruct(struct netdev *netdev)
     smap_destroy(&wg->uapi_removed);
     ovs_mutex_unlock(&wg->mutex);
     ovs_mutex_destroy(&wg->mutex);
+    ovs_mutex_destroy(&wg->flags_mutex);
     seq_destroy(wg->ctl_seq);
 }
 
@@ -616,13 +620,13 @@ netdev_wireguard_update_flags(struct netdev *netdev, enum netdev_flags off,
     if ((off | on) & ~(NETDEV_UP | NETDEV_PROMISC)) {
         return EINVAL;
     }
-    ovs_mutex_lock(&wg->mutex);
+    ovs_mutex_lock(&wg->flags_mutex);
     *old_flagsp = wg->flags;
     wg->flags = (wg->flags | on) & ~off;
-    if (wg->flags != *old_flagsp) {
+    ovs_mutex_unlock(&wg->flags_mutex);
+    if (*old_flagsp != ((*old_flagsp | on) & ~off)) {
         netdev_change_seq_changed(netdev);
     }
-    ovs_mutex_unlock(&wg->mutex);
     return 0;
 }
 
