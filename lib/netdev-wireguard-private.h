@@ -604,6 +604,14 @@ struct dp_packet *netdev_wg_ring_pop(struct netdev_wg_ring *ring);
 void netdev_wg_uapi_update(struct netdev_wireguard *wg,
                            const struct wg_config *cfg);
 void netdev_wg_uapi_stop(struct netdev_wireguard *wg);
+
+/* The same for a port being destroyed (OVS holds 'netdev_mutex'): its
+ * socket is closed by the next netdev_wg_uapi_reap(), from the class's run
+ * hook or before any port opens a socket, with neither held.  Returns true
+ * if it closed any. */
+void netdev_wg_uapi_stop_later(struct netdev_wireguard *wg);
+bool netdev_wg_uapi_reap(void);
+void netdev_wg_uapi_reap_wait(void);
 void netdev_wg_uapi_run(struct netdev_wireguard *wg);
 void netdev_wg_uapi_wait(struct netdev_wireguard *wg);
 

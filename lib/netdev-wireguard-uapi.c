@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "netdev-wireguard-private.h"
+#include "openvswitch/poll-loop.h"
 #include "openvswitch/vlog.h"
 #include "smap.h"
 #include "util.h"
@@ -112,6 +113,7 @@ netdev_wg_uapi_update(struct netdev_wireguard *wg,
         && !strcmp(dir, wg->uapi_dir)) {
         return;
     }
+    netdev_wg_uapi_reap();      /* A port of the same name just deleted. */
     netdev_wg_uapi_stop(wg);
     wg->uapi_dir = xstrdup(dir);
     if (wg_uapi_server_create(dir, netdev_get_name(&wg->up), wg->dev,
@@ -123,15 +125,70 @@ netdev_wg_uapi_update(struct netdev_wireguard *wg,
     }
 }
 
-void
-netdev_wg_uapi_stop(struct netdev_wireguard *wg)
+/* The servers of destroyed ports, closed later (netdev_wg_uapi_reap()):
+ * closing one removes its socket file through OVS's fatal-signal module,
+ * whose mutex OVS's own exit hooks hold while they take 'netdev_mutex',
+ * which OVS holds while it destroys a port. */
+static struct ovs_mutex closing_mutex = OVS_MUTEX_INITIALIZER;
+static struct wg_uapi_server **closing OVS_GUARDED_BY(closing_mutex);
+static size_t n_closing OVS_GUARDED_BY(closing_mutex);
+
+static void
+netdev_wg_uapi_forget(struct netdev_wireguard *wg)
 {
-    wg_uapi_server_destroy(wg->uapi);
     wg->uapi = NULL;
     free(wg->uapi_error);
     wg->uapi_error = NULL;
     free(wg->uapi_dir);
     wg->uapi_dir = NULL;
+}
+
+void
+netdev_wg_uapi_stop(struct netdev_wireguard *wg)
+{
+    wg_uapi_server_destroy(wg->uapi);
+    netdev_wg_uapi_forget(wg);
+}
+
+void
+netdev_wg_uapi_stop_later(struct netdev_wireguard *wg)
+{
+    if (wg->uapi) {
+        ovs_mutex_lock(&closing_mutex);
+        closing = xrealloc(closing, (n_closing + 1) * sizeof *closing);
+        closing[n_closing++] = wg->uapi;
+        ovs_mutex_unlock(&closing_mutex);
+    }
+    netdev_wg_uapi_forget(wg);
+}
+
+void
+netdev_wg_uapi_reap_wait(void)
+{
+    ovs_mutex_lock(&closing_mutex);
+    if (n_closing) {
+        poll_immediate_wake();
+    }
+    ovs_mutex_unlock(&closing_mutex);
+}
+
+bool
+netdev_wg_uapi_reap(void)
+{
+    struct wg_uapi_server **servers;
+    size_t n;
+
+    ovs_mutex_lock(&closing_mutex);
+    servers = closing;
+    n = n_closing;
+    closing = NULL;
+    n_closing = 0;
+    ovs_mutex_unlock(&closing_mutex);
+    for (size_t i = 0; i < n; i++) {
+        wg_uapi_server_destroy(servers[i]);
+    }
+    free(servers);
+    return n > 0;
 }
 
 void

@@ -155,7 +155,7 @@ netdev_wireguard_destruct(struct netdev *netdev)
     ovs_mutex_unlock(&netdev_wg_list_mutex);
 
     ovs_mutex_lock(&wg->mutex);
-    netdev_wg_uapi_stop(wg);
+    netdev_wg_uapi_stop_later(wg);
     netdev_wg_peers_clear(wg);
     wg_device_destroy(wg->dev);
     netdev_wg_rx_destroy(wg);
@@ -758,6 +758,7 @@ netdev_wireguard_run(const struct netdev_class *class OVS_UNUSED)
         ovs_mutex_unlock(&wg->mutex);
     }
     ovs_mutex_unlock(&netdev_wg_list_mutex);
+    netdev_wg_uapi_reap();
     netdev_wg_appctl_run();
 }
 
@@ -783,6 +784,7 @@ netdev_wireguard_wait(const struct netdev_class *class OVS_UNUSED)
         ovs_mutex_unlock(&wg->mutex);
     }
     ovs_mutex_unlock(&netdev_wg_list_mutex);
+    netdev_wg_uapi_reap_wait();
     netdev_wg_appctl_wait();
 }
 
