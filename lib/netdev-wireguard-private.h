@@ -351,6 +351,12 @@ extern struct ovs_list netdev_wg_list OVS_GUARDED_BY(netdev_wg_list_mutex);
  *     and writes; transmit queues read without 'wg->mutex';
  *   - below the port, udp-batch's per-socket mutex and atomic counters.
  *
+ * Two leaf locks stand apart: 'wg->flags_mutex' (OVS's fatal-signal hook
+ * sets the flags) and the UAPI module's list of sockets to close
+ * (netdev-wireguard-uapi.c).  No lock of ours is held while OVS's
+ * fatal-signal mutex is taken, except when set_config() opens a UAPI
+ * socket (see "ThreadSanitizer" in Documentation/topics/developer.rst).
+ *
  * What runs outside 'wg->mutex': a send takes it to route, segment and
  * reserve each message's counter (wg_device_encrypt_begin(), which holds
  * the keypair), then releases it to encrypt (wg_device_encrypt_finish())
