@@ -247,7 +247,7 @@ struct netdev_wireguard {
      * with the fatal-signal mutex held, which the port takes under
      * 'mutex' (a UAPI socket's path registered for unlinking at exit). */
     struct ovs_mutex flags_mutex;
-    enum netdev_flags flags OVS_GUARDED_BY(flags_mutex);
+    enum netdev_flags flags OVS_GUARDED;
 
     struct netdev_stats stats;
     uint64_t counters[NETDEV_WG_N_COUNTERS];
