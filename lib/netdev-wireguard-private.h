@@ -354,8 +354,8 @@ extern struct ovs_list netdev_wg_list OVS_GUARDED_BY(netdev_wg_list_mutex);
  * Two leaf locks stand apart: 'wg->flags_mutex' (OVS's fatal-signal hook
  * sets the flags) and the UAPI module's list of sockets to close
  * (netdev-wireguard-uapi.c).  No lock of ours is held while OVS's
- * fatal-signal mutex is taken, except when set_config() opens a UAPI
- * socket (see "ThreadSanitizer" in Documentation/topics/developer.rst).
+ * fatal-signal mutex is taken: a UAPI socket is opened and closed with
+ * none held (netdev_wg_uapi_update(), netdev_wg_uapi_reap()).
  *
  * What runs outside 'wg->mutex': a send takes it to route, segment and
  * reserve each message's counter (wg_device_encrypt_begin(), which holds
@@ -606,10 +606,9 @@ struct dp_packet *netdev_wg_ring_pop(struct netdev_wg_ring *ring);
 
 /* netdev-wireguard-uapi.c: the UAPI socket of a port. */
 
-/* Starts, moves or keeps the port's UAPI socket per 'cfg'. */
-void netdev_wg_uapi_update(struct netdev_wireguard *wg,
-                           const struct wg_config *cfg);
-void netdev_wg_uapi_stop(struct netdev_wireguard *wg);
+/* Starts, moves or keeps the port's UAPI socket per its configuration
+ * ('wg->cfg'); called with no lock of ours held. */
+void netdev_wg_uapi_update(struct netdev_wireguard *wg);
 
 /* The same for a port being destroyed (OVS holds 'netdev_mutex'): its
  * socket is closed by the next netdev_wg_uapi_reap(), from the class's run

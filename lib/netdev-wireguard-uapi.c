@@ -102,37 +102,6 @@ netdev_wg_uapi_dir(const struct wg_config *cfg)
             : WG_UAPI_DEFAULT_DIR);
 }
 
-void
-netdev_wg_uapi_update(struct netdev_wireguard *wg,
-                      const struct wg_config *cfg)
-{
-    const char *dir = netdev_wg_uapi_dir(cfg);
-    char *error = NULL;
-
-    if ((wg->uapi || wg->uapi_error) && wg->uapi_dir
-        && !strcmp(dir, wg->uapi_dir)) {
-        return;
-    }
-    netdev_wg_uapi_reap();      /* A port of the same name just deleted. */
-    netdev_wg_uapi_stop(wg);
-    wg->uapi_dir = xstrdup(dir);
-    if (wg_uapi_server_create(dir, netdev_get_name(&wg->up), wg->dev,
-                              &netdev_wg_uapi_hooks, wg, &wg->uapi,
-                              &error)) {
-        VLOG_INFO_RL(&rl, "%s: UAPI socket not served: %s",
-                     netdev_get_name(&wg->up), error);
-        wg->uapi_error = error;
-    }
-}
-
-/* The servers of destroyed ports, closed later (netdev_wg_uapi_reap()):
- * closing one removes its socket file through OVS's fatal-signal module,
- * whose mutex OVS's own exit hooks hold while they take 'netdev_mutex',
- * which OVS holds while it destroys a port. */
-static struct ovs_mutex closing_mutex = OVS_MUTEX_INITIALIZER;
-static struct wg_uapi_server **closing OVS_GUARDED_BY(closing_mutex);
-static size_t n_closing OVS_GUARDED_BY(closing_mutex);
-
 static void
 netdev_wg_uapi_forget(struct netdev_wireguard *wg)
 {
@@ -143,12 +112,51 @@ netdev_wg_uapi_forget(struct netdev_wireguard *wg)
     wg->uapi_dir = NULL;
 }
 
+/* Opening and closing a UAPI socket registers and unregisters its path
+ * with OVS's fatal-signal module, whose mutex OVS's exit hooks hold while
+ * they take 'netdev_mutex' and so, through the port list, 'wg->mutex': so
+ * both happen here with no lock of ours held.  Only the main thread
+ * configures ports, so nothing else changes 'wg->uapi' meanwhile. */
 void
-netdev_wg_uapi_stop(struct netdev_wireguard *wg)
+netdev_wg_uapi_update(struct netdev_wireguard *wg)
 {
-    wg_uapi_server_destroy(wg->uapi);
+    struct wg_uapi_server *old, *server;
+    char *dir, *error = NULL;
+
+    ovs_mutex_lock(&wg->mutex);
+    dir = xstrdup(netdev_wg_uapi_dir(&wg->cfg));
+    if ((wg->uapi || wg->uapi_error) && wg->uapi_dir
+        && !strcmp(dir, wg->uapi_dir)) {
+        ovs_mutex_unlock(&wg->mutex);
+        free(dir);
+        return;
+    }
+    old = wg->uapi;
     netdev_wg_uapi_forget(wg);
+    ovs_mutex_unlock(&wg->mutex);
+
+    wg_uapi_server_destroy(old);
+    netdev_wg_uapi_reap();      /* A port of the same name just deleted. */
+    if (wg_uapi_server_create(dir, netdev_get_name(&wg->up), wg->dev,
+                              &netdev_wg_uapi_hooks, wg, &server, &error)) {
+        VLOG_INFO_RL(&rl, "%s: UAPI socket not served: %s",
+                     netdev_get_name(&wg->up), error);
+    }
+
+    ovs_mutex_lock(&wg->mutex);
+    wg->uapi = server;
+    wg->uapi_error = error;
+    wg->uapi_dir = dir;
+    ovs_mutex_unlock(&wg->mutex);
 }
+
+/* The servers of destroyed ports, closed later (netdev_wg_uapi_reap()):
+ * closing one removes its socket file through OVS's fatal-signal module,
+ * whose mutex OVS's own exit hooks hold while they take 'netdev_mutex',
+ * which OVS holds while it destroys a port. */
+static struct ovs_mutex closing_mutex = OVS_MUTEX_INITIALIZER;
+static struct wg_uapi_server **closing OVS_GUARDED_BY(closing_mutex);
+static size_t n_closing OVS_GUARDED_BY(closing_mutex);
 
 void
 netdev_wg_uapi_stop_later(struct netdev_wireguard *wg)

@@ -386,7 +386,6 @@ netdev_wireguard_set_config(struct netdev *netdev, const struct smap *args,
         netdev_wg_apply_peers(wg, &cfg);
         netdev_wg_apply_offloads(wg);
         netdev_wg_log_peer_errors(wg, &cfg.peer_errors);
-        netdev_wg_uapi_update(wg, &cfg);
         if (cfg.n_rxq != netdev_n_rxq(netdev)) {
             netdev_request_reconfigure(netdev);
         }
@@ -396,6 +395,9 @@ netdev_wireguard_set_config(struct netdev *netdev, const struct smap *args,
         wg_config_destroy(&cfg);
     }
     ovs_mutex_unlock(&wg->mutex);
+    if (!error) {
+        netdev_wg_uapi_update(wg);
+    }
     return error;
 }
 
