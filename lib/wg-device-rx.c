@@ -442,60 +442,73 @@ handshake_for_forgotten_session(struct wg_device *dev,
     }
 }
 
-/* Finds the keypair a data message is for and opens it in place. */
+/* The first step of a data message: finds the live keypair it is for and
+ * holds it in '*op'.  A message for no session may bring a handshake for a
+ * session this device forgot. */
 static enum wg_device_rx
-open_data(struct wg_device *dev, uint8_t *buf, size_t len, long long int now,
-          struct wg_peer **peerp, struct wg_noise_keypair **kpp)
+data_begin(struct wg_device *dev, const struct sockaddr *src,
+           socklen_t src_len, const uint8_t *buf, long long int now,
+           struct wg_device_opener *op)
 {
     const struct wg_msg_data *hdr = (const void *) buf;
     uint32_t index = le32toh(hdr->receiver);
-    uint64_t counter = le64toh(hdr->counter);
     struct wg_noise_keypair *kp;
     struct wg_peer *peer;
 
     peer = wg_peer_index_lookup(&dev->indices, index);
     kp = peer ? wg_noise_keypairs_find(&peer->keypairs, index) : NULL;
     if (!kp) {
+        handshake_for_forgotten_session(dev, src, src_len, now);
         return WG_DEVICE_DROP_UNKNOWN_INDEX;
     }
     if (!wg_noise_keypair_can_receive(kp, now)) {
         return WG_DEVICE_DROP_KEY_EXPIRED;
     }
-    if (!wg_aead_open(kp->recv_key, counter, buf + WG_MSG_DATA_HEADER_LEN,
-                      buf + WG_MSG_DATA_HEADER_LEN,
-                      len - WG_MSG_DATA_HEADER_LEN, NULL, 0)) {
+    wg_noise_keypair_ref(kp);
+    op->kp = kp;
+    op->index = index;
+    op->counter = le64toh(hdr->counter);
+    op->opened = false;
+    return WG_DEVICE_RX_DATA;
+}
+
+/* The last step's checks: the message opened, its keypair is still its
+ * peer's (stored in '*peerp'), and its counter is new. */
+static enum wg_device_rx
+data_accept(struct wg_device *dev, struct wg_device_opener *op,
+            struct wg_peer **peerp)
+{
+    struct wg_peer *peer;
+
+    if (!op->opened) {
         return WG_DEVICE_DROP_BAD_TAG;
     }
-    if (!wg_replay_check_and_update(&kp->replay, counter,
+    peer = wg_peer_index_lookup(&dev->indices, op->index);
+    if (!peer || wg_noise_keypairs_find(&peer->keypairs, op->index) != op->kp) {
+        return WG_DEVICE_DROP_UNKNOWN_INDEX;
+    }
+    if (!wg_replay_check_and_update(&op->kp->replay, op->counter,
                                     WG_REJECT_AFTER_MESSAGES)) {
         return WG_DEVICE_DROP_REPLAYED;
     }
     *peerp = peer;
-    *kpp = kp;
     return WG_DEVICE_RX_DATA;
 }
 
+/* What an authenticated, fresh data message from 'peer' under 'kp' gives:
+ * a keepalive, or an inner packet its source may send. */
 static enum wg_device_rx
-rx_data(struct wg_device *dev, const struct sockaddr *src, socklen_t src_len,
-        uint8_t *buf, size_t len, long long int now,
-        struct wg_device_rx_result *out)
+data_deliver(struct wg_device *dev, struct wg_peer *peer,
+             struct wg_noise_keypair *kp, const struct sockaddr *src,
+             socklen_t src_len, uint8_t *buf, size_t len, long long int now,
+             struct wg_device_rx_result *out)
 {
     size_t plain_len = len - WG_MSG_DATA_MIN_LEN;
     uint8_t *inner = buf + WG_MSG_DATA_HEADER_LEN;
-    struct wg_noise_keypair *kp;
     const uint8_t *inner_src;
-    struct wg_peer *peer;
-    enum wg_device_rx rx;
     size_t inner_len;
     int family;
 
-    rx = open_data(dev, buf, len, now, &peer, &kp);
-    if (rx == WG_DEVICE_DROP_UNKNOWN_INDEX) {
-        handshake_for_forgotten_session(dev, src, src_len, now);
-    }
-    if (rx != WG_DEVICE_RX_DATA) {
-        return rx;
-    }
     out->peer = peer;
     data_authenticated(dev, peer, kp, src, src_len, now);
     if (!plain_len) {
@@ -559,10 +572,45 @@ classify(const uint8_t *buf, size_t len, uint32_t *typep)
     return WG_DEVICE_RX_DATA;
 }
 
-enum wg_device_rx
-wg_device_receive(struct wg_device *dev, const struct sockaddr *src,
-                  socklen_t src_len, uint8_t *buf, size_t len,
-                  struct wg_device_rx_result *out)
+/* Counts and logs outcome 'rx'; a drop leaves no inner packet. */
+static enum wg_device_rx
+finish_outcome(enum wg_device_rx rx, const struct sockaddr *src,
+               struct wg_device_rx_result *out)
+{
+    count_outcome(rx);
+    if (wg_device_rx_is_drop(rx)) {
+        log_drop(rx, src);
+        out->inner = NULL;
+        out->inner_len = 0;
+    }
+    return rx;
+}
+
+/* Handshake and cookie messages, whole. */
+static enum wg_device_rx
+rx_control(struct wg_device *dev, uint32_t type, const struct sockaddr *src,
+           socklen_t src_len, const uint8_t *buf, size_t len,
+           long long int now, struct wg_device_rx_result *out)
+{
+    switch (type) {
+    case WG_MSG_INITIATION:
+        wg_device_count_handshake(dev, now);
+        return rx_initiation(dev, src, src_len, buf, len, now, out);
+    case WG_MSG_RESPONSE:
+        wg_device_count_handshake(dev, now);
+        return rx_response(dev, src, src_len, buf, len, now, out);
+    case WG_MSG_COOKIE_REPLY:
+    default:
+        return rx_cookie_reply(dev, buf, now, out);
+    }
+}
+
+bool
+wg_device_decrypt_begin(struct wg_device *dev, const struct sockaddr *src,
+                        socklen_t src_len, uint8_t *buf, size_t len,
+                        struct wg_device_opener *op,
+                        struct wg_device_rx_result *out,
+                        enum wg_device_rx *rxp)
 {
     long long int now = wg_device_now(dev);
     enum wg_device_rx rx;
@@ -570,30 +618,61 @@ wg_device_receive(struct wg_device *dev, const struct sockaddr *src,
 
     memset(out, 0, sizeof *out);
     rx = classify(buf, len, &type);
-    if (rx == WG_DEVICE_RX_DATA) {
-        switch (type) {
-        case WG_MSG_INITIATION:
-            wg_device_count_handshake(dev, now);
-            rx = rx_initiation(dev, src, src_len, buf, len, now, out);
-            break;
-        case WG_MSG_RESPONSE:
-            wg_device_count_handshake(dev, now);
-            rx = rx_response(dev, src, src_len, buf, len, now, out);
-            break;
-        case WG_MSG_COOKIE_REPLY:
-            rx = rx_cookie_reply(dev, buf, now, out);
-            break;
-        case WG_MSG_DATA:
-        default:
-            rx = rx_data(dev, src, src_len, buf, len, now, out);
-            break;
+    if (rx == WG_DEVICE_RX_DATA && type == WG_MSG_DATA) {
+        rx = data_begin(dev, src, src_len, buf, now, op);
+        if (rx == WG_DEVICE_RX_DATA) {
+            return true;
         }
+    } else if (rx == WG_DEVICE_RX_DATA) {
+        rx = rx_control(dev, type, src, src_len, buf, len, now, out);
     }
-    count_outcome(rx);
-    if (wg_device_rx_is_drop(rx)) {
-        log_drop(rx, src);
-        out->inner = NULL;
-        out->inner_len = 0;
+    *rxp = finish_outcome(rx, src, out);
+    return false;
+}
+
+void
+wg_device_decrypt_finish(struct wg_device_opener *op, uint8_t *buf,
+                         size_t len)
+{
+    uint8_t *text = buf + WG_MSG_DATA_HEADER_LEN;
+
+    op->opened = wg_aead_open(op->kp->recv_key, op->counter, text, text,
+                              len - WG_MSG_DATA_HEADER_LEN, NULL, 0);
+}
+
+enum wg_device_rx
+wg_device_decrypt_end(struct wg_device *dev, const struct sockaddr *src,
+                      socklen_t src_len, uint8_t *buf, size_t len,
+                      struct wg_device_opener *op,
+                      struct wg_device_rx_result *out)
+{
+    long long int now = wg_device_now(dev);
+    struct wg_peer *peer = NULL;
+    enum wg_device_rx rx;
+
+    memset(out, 0, sizeof *out);
+    rx = data_accept(dev, op, &peer);
+    if (rx == WG_DEVICE_RX_DATA) {
+        rx = data_deliver(dev, peer, op->kp, src, src_len, buf, len, now,
+                          out);
+    }
+    wg_noise_keypair_unref(op->kp);
+    op->kp = NULL;
+    return finish_outcome(rx, src, out);
+}
+
+enum wg_device_rx
+wg_device_receive(struct wg_device *dev, const struct sockaddr *src,
+                  socklen_t src_len, uint8_t *buf, size_t len,
+                  struct wg_device_rx_result *out)
+{
+    struct wg_device_opener op;
+    enum wg_device_rx rx;
+
+    if (wg_device_decrypt_begin(dev, src, src_len, buf, len, &op, out,
+                                &rx)) {
+        wg_device_decrypt_finish(&op, buf, len);
+        rx = wg_device_decrypt_end(dev, src, src_len, buf, len, &op, out);
     }
     return rx;
 }

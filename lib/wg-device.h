@@ -418,6 +418,43 @@ enum wg_device_rx wg_device_receive(struct wg_device *dev,
                                     uint8_t *buf, size_t len,
                                     struct wg_device_rx_result *out);
 
+/* Decryption in three steps, the receive side of wg_device_encrypt_begin():
+ * for a caller whose lock serializes its calls on the device but who wants
+ * the cipher to run outside that lock, on several threads at once.
+ *
+ * wg_device_decrypt_begin() does with a handshake or cookie message, or a
+ * datagram it drops, all that wg_device_receive() does, and returns false
+ * with the outcome in '*rxp' (and '*out').  With a data message for a live
+ * keypair it returns true and holds that keypair for '*opener'; then
+ * wg_device_decrypt_finish() opens the message in place without the
+ * caller's lock (it reads only that keypair's receive key, which a rekey or
+ * removal meanwhile does not free), and wg_device_decrypt_end(), under the
+ * lock again with the same 'buf' and 'len', does the rest (the replay
+ * window, the peer's endpoint, timers and counters, cryptokey routing),
+ * releases the keypair and returns the outcome wg_device_receive() would
+ * have.  A message whose keypair left its peer meanwhile is dropped as of
+ * an unknown index.  Every begin that returned true must be ended once. */
+struct wg_device_opener {
+    struct wg_noise_keypair *kp;
+    uint32_t index;
+    uint64_t counter;
+    bool opened;                /* wg_device_decrypt_finish() succeeded. */
+};
+bool wg_device_decrypt_begin(struct wg_device *dev,
+                             const struct sockaddr *src, socklen_t src_len,
+                             uint8_t *buf, size_t len,
+                             struct wg_device_opener *opener,
+                             struct wg_device_rx_result *out,
+                             enum wg_device_rx *rxp);
+void wg_device_decrypt_finish(struct wg_device_opener *opener, uint8_t *buf,
+                              size_t len);
+enum wg_device_rx wg_device_decrypt_end(struct wg_device *dev,
+                                        const struct sockaddr *src,
+                                        socklen_t src_len,
+                                        uint8_t *buf, size_t len,
+                                        struct wg_device_opener *opener,
+                                        struct wg_device_rx_result *out);
+
 /* Timers. */
 
 /* Fires every due timer of every peer (handshake retransmission and give
