@@ -99,12 +99,26 @@ struct netdev_wg_ring {
     size_t cap;
 };
 
-/* A receive queue: the buffers of its sockets' reads, the inner packets
- * of one receive round, the packets waiting for rxq_recv(), and what it
- * read. */
+/* A data message of a receive round between the steps of its decryption
+ * (netdev-wireguard-rx.c): where it is, which read it came in, and what
+ * the device holds for it. */
+struct netdev_wg_rx_msg {
+    uint8_t *data;
+    size_t len;
+    const struct udp_batch_rx_buf *buf;     /* Source and TOS. */
+    struct wg_device_opener opener;
+};
+
+/* A receive queue: the buffers of its sockets' reads, the data messages
+ * and inner packets of one receive round, the packets waiting for
+ * rxq_recv(), and what it read.  Only the thread that polls the queue
+ * touches it, but for 'to_bridge' (under the port's lock: queue 0's
+ * carries the port's own frames too). */
 struct netdev_wg_rxq {
     uint8_t *mem;
     struct udp_batch_rx_buf bufs[NETDEV_WG_RX_READS];
+    struct netdev_wg_rx_msg *msgs;
+    size_t n_msgs;
     struct pkt_gro_pkt *inner;
     struct dp_packet **owner;   /* Coalesced heads moved to packets. */
     struct netdev_wg_ring to_bridge;
@@ -365,9 +379,14 @@ extern struct ovs_list netdev_wg_list OVS_GUARDED_BY(netdev_wg_list_mutex);
  * is sealed (struct wg_noise_keypair), so a rekey or a peer's removal on
  * another thread never frees keys in use; intel-ipsec-mb keeps one manager
  * per thread (wg-aead-ipsecmb.c) and an OpenSSL key serializes its own
- * context (wg-crypto.c).  Receiving (the socket reads, decryption, the
- * replay window, coalescing) still runs under 'wg->mutex': one port's
- * receive work uses one core at a time.
+ * context (wg-crypto.c).  A receive round likewise takes it to handle
+ * handshakes and begin each data message (wg_device_decrypt_begin(),
+ * which holds the keypair), then to end them (the replay window, timers,
+ * cryptokey routing) and to hand packets to the bridge, but not to read
+ * the socket, to decrypt (wg_device_decrypt_finish()) or to coalesce: the
+ * queues of one port, polled by several PMD threads, decrypt in parallel.
+ * One peer's messages all come to one queue (steering by receiver index),
+ * so one tunnel's receive work still uses one core.
  *
  * Control work stays off the data path: the engine defers every handshake
  * initiation to wg_device_run() on the main thread (wg_device_set_deferred(),
@@ -427,9 +446,11 @@ void netdev_wg_rx_set_n_rxq(struct netdev_wireguard *wg, int n);
 
 /* Reads the sockets of queue 'qid' unless packets still wait there for the
  * bridge, and fills 'batch' with at most NETDEV_MAX_BURST packets.
- * Returns 0 or EAGAIN. */
+ * Returns 0 or EAGAIN.  Takes the port's lock for parts of the round
+ * only: the cipher runs without it. */
 int netdev_wg_rx_recv(struct netdev_wireguard *wg, int qid,
-                      struct dp_packet_batch *batch);
+                      struct dp_packet_batch *batch)
+    OVS_EXCLUDED(wg->mutex);
 
 /* Wakes the poll loop when queue 'qid' has something to read. */
 void netdev_wg_rx_wait(struct netdev_wireguard *wg, int qid);

@@ -36,17 +36,34 @@
 
 /* Peer to bridge: the receive path of a wireguard port, top to bottom.
  *
- * netdev_wg_rx_recv() runs a receive round when nothing waits for the
- * bridge: recvmmsg() with UDP GRO on each socket; the device decrypts each
- * datagram in place in the receive buffer (or consumes a handshake); the
- * inner packets of the round are coalesced by pkt-gro, when userspace-tso
- * is on, into super-packets; the layer-2 adapter gives each its Ethernet
- * header or holds it until its neighbor answers (netdev_wg_rx_to_bridge());
- * they wait in 'to_bridge', and the call returns at most NETDEV_MAX_BURST
- * of them.  Messages the round queued (handshake responses, keepalives)
- * leave at its end.  Every drop has a coverage counter and a rate-limited
- * log line (the device's own for protocol drops).  Never calls the send
- * path. */
+ * netdev_wg_rx_recv() runs a receive round on a queue when nothing of it
+ * waits for the bridge, once per socket (IPv4, IPv6) of the queue:
+ *
+ *   1. recvmmsg() with UDP GRO, holding only the sockets' read lock;
+ *   2. under the port's lock, the device handles each handshake or cookie
+ *      message (or leaves it to the main thread, on a PMD thread) and
+ *      begins each data message, which holds its keypair
+ *      (wg_device_decrypt_begin());
+ *   3. without the lock, each data message is opened in place
+ *      (wg_device_decrypt_finish()): queues polled by different threads
+ *      decrypt at the same time;
+ *   4. under the lock, the device ends each (replay window, timers,
+ *      cryptokey routing) and ECN is decapsulated;
+ *   5. without the lock, pkt-gro coalesces the inner packets, when
+ *      userspace-tso is on, into super-packets;
+ *   6. under the lock, the layer-2 adapter gives each its Ethernet header
+ *      or holds it until its neighbor answers (netdev_wg_rx_to_bridge()),
+ *      and messages the round queued (handshake responses, keepalives)
+ *      leave.
+ *
+ * The packets wait in the queue's 'to_bridge' ring, and the call returns
+ * at most NETDEV_MAX_BURST of them.  A queue is polled by one thread at a
+ * time and OVS reconfigures it only while nobody polls it, so its buffers
+ * need no lock; its ring does, because queue 0's also carries what the
+ * port makes itself.  A peer's messages all come to one queue, so its
+ * replay window and coalescing see them in order.  Every drop has a
+ * coverage counter and a rate-limited log line (the device's own for
+ * protocol drops).  Never calls the send path. */
 
 VLOG_DEFINE_THIS_MODULE(netdev_wireguard_rx);
 
@@ -80,6 +97,7 @@ netdev_wg_rxq_create(void)
     }
     q->inner = xmalloc(NETDEV_WG_RX_INNER_MAX * sizeof *q->inner);
     q->owner = xmalloc(NETDEV_WG_RX_INNER_MAX * sizeof *q->owner);
+    q->msgs = xmalloc(NETDEV_WG_RX_INNER_MAX * sizeof *q->msgs);
     netdev_wg_ring_init(&q->to_bridge, NETDEV_WG_TO_BRIDGE_MAX);
     return q;
 }
@@ -92,6 +110,7 @@ netdev_wg_rxq_destroy(struct netdev_wg_rxq *q)
         free_cacheline(q->mem);
         free(q->inner);
         free(q->owner);
+        free(q->msgs);
         free(q);
     }
 }
@@ -216,27 +235,33 @@ netdev_wg_gro_grow(void *aux, struct pkt_gro_pkt *g, size_t room)
     return true;
 }
 
-/* Coalesces (when enabled) and hands the decrypted packets of this round
- * to the bridge. */
+/* Step 5: coalesces the round's 'n' inner packets (if 'gro'), without
+ * the port's lock. */
 static void
-netdev_wg_rx_deliver(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
-                     size_t n)
+netdev_wg_rx_coalesce(struct netdev_wg_rxq *q, size_t n, bool gro)
 {
-    bool gro = wg->tso && wg->cfg.tcp_gro && n > 1;
-
     memset(q->owner, 0, n * sizeof *q->owner);
     if (gro) {
         COVERAGE_INC(wg_rx_gro_round);
         COVERAGE_ADD(wg_rx_gro_input, n);
         pkt_gro_batch(q->inner, n, netdev_wg_gro_grow, q);
     }
+    for (size_t i = 0; i < n && !gro; i++) {
+        q->inner[i].verdict = PKT_GRO_PASS;
+    }
+}
+
+/* Step 6: hands the round's 'n' inner packets, as coalesced, to the
+ * bridge. */
+static void
+netdev_wg_rx_deliver(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
+                     size_t n)
+    OVS_REQUIRES(wg->mutex)
+{
     for (size_t i = 0; i < n; i++) {
         struct pkt_gro_pkt *g = &q->inner[i];
         uint64_t meta = 0;
 
-        if (!gro) {
-            g->verdict = PKT_GRO_PASS;
-        }
         if (g->verdict == PKT_GRO_MERGED) {
             COVERAGE_INC(wg_rx_merged);
             wg->offload.merged++;
@@ -317,45 +342,36 @@ netdev_wg_rx_handshakes(struct netdev_wireguard *wg)
     return wg->hs_n > 0;
 }
 
-/* Decrypts every datagram of one read into q->inner[*n...]. */
+/* Step 2 for datagram 'data' of 'len' bytes of read 'buf': handled whole,
+ * deferred to the main thread, or begun into q->msgs. */
 static void
-netdev_wg_rx_read(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
-                  struct udp_batch_rx_buf *buf, size_t *n)
+netdev_wg_rx_begin_one(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
+                       const struct udp_batch_rx_buf *buf, const void *data,
+                       size_t len)
+    OVS_REQUIRES(wg->mutex)
 {
-    struct udp_batch_seg seg;
-    const void *data;
-    size_t len;
+    struct netdev_wg_rx_msg *m = &q->msgs[q->n_msgs];
+    uint8_t *msg = CONST_CAST(uint8_t *, data);
+    struct wg_device_rx_result out;
+    enum wg_device_rx rx;
 
-    udp_batch_seg_init(&seg, buf->data, buf->len, buf->gro_size);
-    while (udp_batch_seg_next(&seg, &data, &len)) {
-        struct wg_device_rx_result out;
-        enum wg_device_rx rx;
-
-        q->packets++;
-        q->bytes += len;
-        if (wg->defer_handshakes && wg_device_is_handshake_msg(data, len)) {
-            netdev_wg_rx_defer(wg, buf, data, len);
-            continue;
-        }
-        rx = wg_device_receive(wg->dev, &buf->src.sa, netdev_wg_src_len(buf),
-                               CONST_CAST(uint8_t *, data), len, &out);
-        if (rx == WG_DEVICE_RX_DATA
-            && pkt_ecn_decap(out.inner, out.inner_len, buf->tos)
-               == PKT_ECN_DECAP_DROP) {
-            wg->stats.rx_dropped++;
-            netdev_wg_count(wg, NETDEV_WG_RX_ECN_NOT_ECT);
-        } else if (rx == WG_DEVICE_RX_DATA && *n < NETDEV_WG_RX_INNER_MAX) {
-            struct pkt_gro_pkt *g = &q->inner[(*n)++];
-            memset(g, 0, sizeof *g);
-            g->data = out.inner;
-            g->len = g->room = out.inner_len;
-        } else if (rx == WG_DEVICE_RX_DATA) {
-            COVERAGE_INC(wg_rx_round_full);
-            wg->stats.rx_dropped++;
-            netdev_wg_count(wg, NETDEV_WG_RX_ROUND_FULL);
-        } else {
-            netdev_wg_count_rx_drop(wg, rx);
-        }
+    q->packets++;
+    q->bytes += len;
+    if (wg->defer_handshakes && wg_device_is_handshake_msg(data, len)) {
+        netdev_wg_rx_defer(wg, buf, data, len);
+    } else if (q->n_msgs >= NETDEV_WG_RX_INNER_MAX) {
+        COVERAGE_INC(wg_rx_round_full);
+        wg->stats.rx_dropped++;
+        netdev_wg_count(wg, NETDEV_WG_RX_ROUND_FULL);
+    } else if (wg_device_decrypt_begin(wg->dev, &buf->src.sa,
+                                       netdev_wg_src_len(buf), msg, len,
+                                       &m->opener, &out, &rx)) {
+        m->data = msg;
+        m->len = len;
+        m->buf = buf;
+        q->n_msgs++;
+    } else {
+        netdev_wg_count_rx_drop(wg, rx);
         netdev_wg_count_rx(wg, rx, &buf->src.sa);
     }
 }
@@ -365,6 +381,7 @@ netdev_wg_rx_read(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
 static void
 netdev_wg_rx_note_handshakes(struct netdev_wireguard *wg,
                              struct netdev_wg_rxq *q, size_t n_reads)
+    OVS_REQUIRES(wg->mutex)
 {
     size_t n = 0;
 
@@ -382,49 +399,180 @@ netdev_wg_rx_note_handshakes(struct netdev_wireguard *wg,
     wg_device_note_pending_handshakes(wg->dev, n);
 }
 
-/* One receive round of queue 'q' on 'sock'. */
+/* Step 2 for the round's 'n_reads' reads. */
 static void
-netdev_wg_rx_sock(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
-                  struct udp_batch_sock *sock)
+netdev_wg_rx_begin(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
+                   size_t n_reads)
+    OVS_REQUIRES(wg->mutex)
 {
-    size_t n_reads, n_inner = 0;
-
-    if (!sock || udp_batch_recv(sock, q->bufs, NETDEV_WG_RX_READS,
-                                &n_reads)) {
-        return;
-    }
+    q->n_msgs = 0;
     if (!wg->defer_handshakes) {
         netdev_wg_rx_note_handshakes(wg, q, n_reads);
     }
     for (size_t i = 0; i < n_reads; i++) {
-        netdev_wg_rx_read(wg, q, &q->bufs[i], &n_inner);
+        struct udp_batch_rx_buf *buf = &q->bufs[i];
+        struct udp_batch_seg seg;
+        const void *data;
+        size_t len;
+
+        udp_batch_seg_init(&seg, buf->data, buf->len, buf->gro_size);
+        while (udp_batch_seg_next(&seg, &data, &len)) {
+            netdev_wg_rx_begin_one(wg, q, buf, data, len);
+        }
     }
+}
+
+/* Step 3: opens the round's data messages in place, without the port's
+ * lock. */
+static void
+netdev_wg_rx_open(struct netdev_wg_rxq *q)
+{
+    for (size_t i = 0; i < q->n_msgs; i++) {
+        struct netdev_wg_rx_msg *m = &q->msgs[i];
+
+        wg_device_decrypt_finish(&m->opener, m->data, m->len);
+    }
+}
+
+/* Step 4 for message 'm': its inner packet goes to q->inner[*n], or it is
+ * counted. */
+static void
+netdev_wg_rx_end_one(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
+                     struct netdev_wg_rx_msg *m, size_t *n)
+    OVS_REQUIRES(wg->mutex)
+{
+    const struct sockaddr *src = &m->buf->src.sa;
+    struct wg_device_rx_result out;
+    enum wg_device_rx rx;
+
+    rx = wg_device_decrypt_end(wg->dev, src, netdev_wg_src_len(m->buf),
+                               m->data, m->len, &m->opener, &out);
+    if (rx == WG_DEVICE_RX_DATA
+        && pkt_ecn_decap(out.inner, out.inner_len, m->buf->tos)
+           == PKT_ECN_DECAP_DROP) {
+        wg->stats.rx_dropped++;
+        netdev_wg_count(wg, NETDEV_WG_RX_ECN_NOT_ECT);
+    } else if (rx == WG_DEVICE_RX_DATA) {
+        struct pkt_gro_pkt *g = &q->inner[(*n)++];
+
+        memset(g, 0, sizeof *g);
+        g->data = out.inner;
+        g->len = g->room = out.inner_len;
+    } else {
+        netdev_wg_count_rx_drop(wg, rx);
+    }
+    netdev_wg_count_rx(wg, rx, src);
+}
+
+/* Step 4 for the round: returns how many inner packets it gave. */
+static size_t
+netdev_wg_rx_end(struct netdev_wireguard *wg, struct netdev_wg_rxq *q)
+    OVS_REQUIRES(wg->mutex)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < q->n_msgs; i++) {
+        netdev_wg_rx_end_one(wg, q, &q->msgs[i], &n);
+    }
+    q->n_msgs = 0;
+    return n;
+}
+
+/* Step 1: reads queue 'qid''s socket for 'family' into q->bufs.  Returns
+ * how many reads it made. */
+static size_t
+netdev_wg_rx_read(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
+                  int qid, int family)
+    OVS_EXCLUDED(wg->mutex)
+{
+    struct udp_batch_sock *sock = NULL;
+    size_t n = 0;
+
+    ovs_rwlock_rdlock(&wg->sock_rwlock);
+    if (qid < wg->n_socks) {
+        sock = family == AF_INET6 ? wg->sock6[qid] : wg->sock4[qid];
+    }
+    if (sock && udp_batch_recv(sock, q->bufs, NETDEV_WG_RX_READS, &n)) {
+        n = 0;
+    }
+    ovs_rwlock_unlock(&wg->sock_rwlock);
+    return n;
+}
+
+/* One receive round of queue 'q' on its socket for 'family'. */
+static void
+netdev_wg_rx_round(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
+                   int qid, int family)
+    OVS_EXCLUDED(wg->mutex)
+{
+    size_t n_reads = netdev_wg_rx_read(wg, q, qid, family);
+    size_t n_inner;
+    bool gro;
+
+    if (!n_reads) {
+        return;
+    }
+    ovs_mutex_lock(&wg->mutex);
+    wg_device_clock_freeze(wg->dev);
+    netdev_wg_rx_begin(wg, q, n_reads);
+    wg_device_clock_thaw(wg->dev);
+    ovs_mutex_unlock(&wg->mutex);
+
+    netdev_wg_rx_open(q);
+
+    ovs_mutex_lock(&wg->mutex);
+    wg_device_clock_freeze(wg->dev);
+    n_inner = netdev_wg_rx_end(wg, q);
+    wg_device_clock_thaw(wg->dev);
+    gro = wg->tso && wg->cfg.tcp_gro && n_inner > 1;
+    ovs_mutex_unlock(&wg->mutex);
+
+    netdev_wg_rx_coalesce(q, n_inner, gro);
+
+    ovs_mutex_lock(&wg->mutex);
     netdev_wg_rx_deliver(wg, q, n_inner);
+    netdev_wg_sock_flush(wg);
+    ovs_mutex_unlock(&wg->mutex);
+}
+
+/* Moves at most NETDEV_MAX_BURST packets of 'q''s ring into 'batch'. */
+static int
+netdev_wg_rx_pop(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
+                 struct dp_packet_batch *batch)
+    OVS_EXCLUDED(wg->mutex)
+{
+    struct dp_packet *pkt;
+
+    ovs_compat_batch_clear(batch);
+    ovs_mutex_lock(&wg->mutex);
+    while (dp_packet_batch_size(batch) < NETDEV_MAX_BURST
+           && (pkt = netdev_wg_ring_pop(&q->to_bridge))) {
+        dp_packet_batch_add(batch, pkt);
+    }
+    ovs_mutex_unlock(&wg->mutex);
+    return dp_packet_batch_is_empty(batch) ? EAGAIN : 0;
 }
 
 int
 netdev_wg_rx_recv(struct netdev_wireguard *wg, int qid,
                   struct dp_packet_batch *batch)
+    OVS_EXCLUDED(wg->mutex)
 {
-    struct netdev_wg_rxq *q = wg->rxqs[qid];
-    struct dp_packet *pkt;
+    struct netdev_wg_rxq *q;
+    bool idle;
 
+    ovs_mutex_lock(&wg->mutex);
+    q = wg->rxqs[qid];
+    idle = q && !q->to_bridge.n;
+    ovs_mutex_unlock(&wg->mutex);
     if (!q) {
         return EAGAIN;          /* A queue being removed. */
     }
-    if (!q->to_bridge.n && qid < wg->n_socks) {
-        wg_device_clock_freeze(wg->dev);
-        netdev_wg_rx_sock(wg, q, wg->sock4[qid]);
-        netdev_wg_rx_sock(wg, q, wg->sock6[qid]);
-        netdev_wg_sock_flush(wg);
-        wg_device_clock_thaw(wg->dev);
+    if (idle) {
+        netdev_wg_rx_round(wg, q, qid, AF_INET);
+        netdev_wg_rx_round(wg, q, qid, AF_INET6);
     }
-    ovs_compat_batch_clear(batch);
-    while (dp_packet_batch_size(batch) < NETDEV_MAX_BURST
-           && (pkt = netdev_wg_ring_pop(&q->to_bridge))) {
-        dp_packet_batch_add(batch, pkt);
-    }
-    return dp_packet_batch_is_empty(batch) ? EAGAIN : 0;
+    return netdev_wg_rx_pop(wg, q, batch);
 }
 
 void

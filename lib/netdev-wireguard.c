@@ -721,9 +721,7 @@ netdev_wireguard_rxq_recv(struct netdev_rxq *rxq,
     struct netdev_wireguard *wg = netdev_wireguard_cast(rxq->netdev);
     int error;
 
-    ovs_mutex_lock(&wg->mutex);
     error = netdev_wg_rx_recv(wg, rxq->queue_id, batch);
-    ovs_mutex_unlock(&wg->mutex);
     if (qfill) {
         *qfill = 0;
     }

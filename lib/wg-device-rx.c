@@ -484,7 +484,8 @@ data_accept(struct wg_device *dev, struct wg_device_opener *op,
         return WG_DEVICE_DROP_BAD_TAG;
     }
     peer = wg_peer_index_lookup(&dev->indices, op->index);
-    if (!peer || wg_noise_keypairs_find(&peer->keypairs, op->index) != op->kp) {
+    if (!peer
+        || wg_noise_keypairs_find(&peer->keypairs, op->index) != op->kp) {
         return WG_DEVICE_DROP_UNKNOWN_INDEX;
     }
     if (!wg_replay_check_and_update(&op->kp->replay, op->counter,
