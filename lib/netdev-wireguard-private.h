@@ -236,6 +236,9 @@ struct netdev_wg_offload_stats {
       "too many handshake messages wait for the main thread")              \
     C(RX_ECN_NOT_ECT, "rx_drop_ecn_not_ect", INFO,                         \
       "congestion (outer CE) on a packet that is not ECN-capable")         \
+    C(RX_QUEUE_REMOVED, "rx_drop_queue_removed", INFO,                     \
+      "its receive queue was removed (n_rxq lowered) before the bridge "   \
+      "took it")                                                           \
     C(HANDSHAKE_INITIATION_SENT, "handshake_initiation_sent", DBG, "")     \
     C(HANDSHAKE_RESPONSE_SENT, "handshake_response_sent", DBG, "")         \
     C(SESSION_STARTED, "session_started", DBG, "")                         \
@@ -441,7 +444,8 @@ void netdev_wg_rx_destroy(struct netdev_wireguard *wg);
 void netdev_wg_rx_add_queues(struct netdev_wireguard *wg, int n);
 
 /* Sets the number of queues the datapath polls to 'n', removing the
- * others (the datapath has closed them). */
+ * others (the datapath has closed them; packets still in their rings to
+ * the bridge are counted as dropped). */
 void netdev_wg_rx_set_n_rxq(struct netdev_wireguard *wg, int n);
 
 /* Reads the sockets of queue 'qid' unless packets still wait there for the

@@ -149,6 +149,12 @@ netdev_wg_rx_set_n_rxq(struct netdev_wireguard *wg, int n)
 {
     netdev_wg_rx_add_queues(wg, n);
     for (size_t i = MAX(n, 1); i < ARRAY_SIZE(wg->rxqs); i++) {
+        size_t left = wg->rxqs[i] ? wg->rxqs[i]->to_bridge.n : 0;
+
+        if (left) {
+            wg->stats.rx_dropped += left;
+            netdev_wg_count_n(wg, NETDEV_WG_RX_QUEUE_REMOVED, left);
+        }
         netdev_wg_rxq_destroy(wg->rxqs[i]);
         wg->rxqs[i] = NULL;
     }
