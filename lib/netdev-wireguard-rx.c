@@ -348,82 +348,88 @@ netdev_wg_rx_handshakes(struct netdev_wireguard *wg)
     return wg->hs_n > 0;
 }
 
-/* Step 2 for datagram 'data' of 'len' bytes of read 'buf': handled whole,
- * deferred to the main thread, or begun into q->msgs. */
-static void
+/* Step 1, continued: lists every datagram of the round's 'n_reads' reads
+ * in q->msgs (those beyond NETDEV_WG_RX_INNER_MAX in '*over') and returns
+ * how many of them are handshake messages. */
+static size_t
+netdev_wg_rx_split(struct netdev_wg_rxq *q, size_t n_reads, size_t *over)
+{
+    size_t n_handshakes = 0;
+
+    q->n_msgs = *over = 0;
+    for (size_t i = 0; i < n_reads; i++) {
+        struct udp_batch_rx_buf *buf = &q->bufs[i];
+        struct udp_batch_seg seg;
+        const void *data;
+        size_t len;
+
+        udp_batch_seg_init(&seg, buf->data, buf->len, buf->gro_size);
+        while (udp_batch_seg_next(&seg, &data, &len)) {
+            struct netdev_wg_rx_msg *m = &q->msgs[q->n_msgs];
+
+            if (q->n_msgs >= NETDEV_WG_RX_INNER_MAX) {
+                (*over)++;
+                continue;
+            }
+            m->data = CONST_CAST(uint8_t *, data);
+            m->len = len;
+            m->buf = buf;
+            q->n_msgs++;
+            n_handshakes += wg_device_is_handshake_msg(data, len);
+        }
+    }
+    return n_handshakes;
+}
+
+/* Step 2 for message 'm': handled whole, deferred to the main thread, or
+ * begun (true: it stays in the round). */
+static bool
 netdev_wg_rx_begin_one(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
-                       const struct udp_batch_rx_buf *buf, const void *data,
-                       size_t len)
+                       struct netdev_wg_rx_msg *m)
     OVS_REQUIRES(wg->mutex)
 {
-    struct netdev_wg_rx_msg *m = &q->msgs[q->n_msgs];
-    uint8_t *msg = CONST_CAST(uint8_t *, data);
     struct wg_device_rx_result out;
     enum wg_device_rx rx;
 
     q->packets++;
-    q->bytes += len;
-    if (wg->defer_handshakes && wg_device_is_handshake_msg(data, len)) {
-        netdev_wg_rx_defer(wg, buf, data, len);
-    } else if (q->n_msgs >= NETDEV_WG_RX_INNER_MAX) {
-        COVERAGE_INC(wg_rx_round_full);
-        wg->stats.rx_dropped++;
-        netdev_wg_count(wg, NETDEV_WG_RX_ROUND_FULL);
-    } else if (wg_device_decrypt_begin(wg->dev, &buf->src.sa,
-                                       netdev_wg_src_len(buf), msg, len,
-                                       &m->opener, &out, &rx)) {
-        m->data = msg;
-        m->len = len;
-        m->buf = buf;
-        q->n_msgs++;
-    } else {
-        netdev_wg_count_rx_drop(wg, rx);
-        netdev_wg_count_rx(wg, rx, &buf->src.sa);
+    q->bytes += m->len;
+    if (wg->defer_handshakes && wg_device_is_handshake_msg(m->data, m->len)) {
+        netdev_wg_rx_defer(wg, m->buf, m->data, m->len);
+        return false;
     }
+    if (wg_device_decrypt_begin(wg->dev, &m->buf->src.sa,
+                                netdev_wg_src_len(m->buf), m->data, m->len,
+                                &m->opener, &out, &rx)) {
+        return true;
+    }
+    netdev_wg_count_rx_drop(wg, rx);
+    netdev_wg_count_rx(wg, rx, &m->buf->src.sa);
+    return false;
 }
 
-/* Tells the device how many handshake messages this round holds, before it
- * handles any of them, as the kernel looks at its handshake queue. */
-static void
-netdev_wg_rx_note_handshakes(struct netdev_wireguard *wg,
-                             struct netdev_wg_rxq *q, size_t n_reads)
-    OVS_REQUIRES(wg->mutex)
-{
-    size_t n = 0;
-
-    for (size_t i = 0; i < n_reads; i++) {
-        struct udp_batch_rx_buf *buf = &q->bufs[i];
-        struct udp_batch_seg seg;
-        const void *data;
-        size_t len;
-
-        udp_batch_seg_init(&seg, buf->data, buf->len, buf->gro_size);
-        while (udp_batch_seg_next(&seg, &data, &len)) {
-            n += wg_device_is_handshake_msg(data, len);
-        }
-    }
-    wg_device_note_pending_handshakes(wg->dev, n);
-}
-
-/* Step 2 for the round's 'n_reads' reads. */
+/* Step 2 for the round: keeps in q->msgs the data messages begun.  The
+ * device learns first how many handshake messages the round holds
+ * ('n_handshakes'), as the kernel looks at its handshake queue. */
 static void
 netdev_wg_rx_begin(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
-                   size_t n_reads)
+                   size_t n_handshakes, size_t over)
     OVS_REQUIRES(wg->mutex)
 {
-    q->n_msgs = 0;
-    if (!wg->defer_handshakes) {
-        netdev_wg_rx_note_handshakes(wg, q, n_reads);
-    }
-    for (size_t i = 0; i < n_reads; i++) {
-        struct udp_batch_rx_buf *buf = &q->bufs[i];
-        struct udp_batch_seg seg;
-        const void *data;
-        size_t len;
+    size_t n = q->n_msgs;
 
-        udp_batch_seg_init(&seg, buf->data, buf->len, buf->gro_size);
-        while (udp_batch_seg_next(&seg, &data, &len)) {
-            netdev_wg_rx_begin_one(wg, q, buf, data, len);
+    if (over) {
+        q->packets += over;
+        COVERAGE_ADD(wg_rx_round_full, over);
+        wg->stats.rx_dropped += over;
+        netdev_wg_count_n(wg, NETDEV_WG_RX_ROUND_FULL, over);
+    }
+    if (!wg->defer_handshakes) {
+        wg_device_note_pending_handshakes(wg->dev, n_handshakes);
+    }
+    q->n_msgs = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (netdev_wg_rx_begin_one(wg, q, &q->msgs[i])) {
+            q->msgs[q->n_msgs++] = q->msgs[i];
         }
     }
 }
@@ -512,15 +518,17 @@ netdev_wg_rx_round(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
     OVS_EXCLUDED(wg->mutex)
 {
     size_t n_reads = netdev_wg_rx_read(wg, q, qid, family);
-    size_t n_inner;
+    size_t n_handshakes, n_inner, over;
     bool gro;
 
     if (!n_reads) {
         return;
     }
+    n_handshakes = netdev_wg_rx_split(q, n_reads, &over);
+
     ovs_mutex_lock(&wg->mutex);
     wg_device_clock_freeze(wg->dev);
-    netdev_wg_rx_begin(wg, q, n_reads);
+    netdev_wg_rx_begin(wg, q, n_handshakes, over);
     wg_device_clock_thaw(wg->dev);
     ovs_mutex_unlock(&wg->mutex);
 
