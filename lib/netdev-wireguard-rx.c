@@ -348,6 +348,27 @@ netdev_wg_rx_handshakes(struct netdev_wireguard *wg)
     return wg->hs_n > 0;
 }
 
+/* Step 1: reads queue 'qid''s socket for 'family' into q->bufs.  Returns
+ * how many reads it made. */
+static size_t
+netdev_wg_rx_read(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
+                  int qid, int family)
+    OVS_EXCLUDED(wg->mutex)
+{
+    struct udp_batch_sock *sock = NULL;
+    size_t n = 0;
+
+    ovs_rwlock_rdlock(&wg->sock_rwlock);
+    if (qid < wg->n_socks) {
+        sock = family == AF_INET6 ? wg->sock6[qid] : wg->sock4[qid];
+    }
+    if (sock && udp_batch_recv(sock, q->bufs, NETDEV_WG_RX_READS, &n)) {
+        n = 0;
+    }
+    ovs_rwlock_unlock(&wg->sock_rwlock);
+    return n;
+}
+
 /* Step 1, continued: lists every datagram of the round's 'n_reads' reads
  * in q->msgs (those beyond NETDEV_WG_RX_INNER_MAX in '*over') and returns
  * how many of them are handshake messages. */
@@ -487,27 +508,6 @@ netdev_wg_rx_end(struct netdev_wireguard *wg, struct netdev_wg_rxq *q)
         netdev_wg_rx_end_one(wg, q, &q->msgs[i], &n);
     }
     q->n_msgs = 0;
-    return n;
-}
-
-/* Step 1: reads queue 'qid''s socket for 'family' into q->bufs.  Returns
- * how many reads it made. */
-static size_t
-netdev_wg_rx_read(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
-                  int qid, int family)
-    OVS_EXCLUDED(wg->mutex)
-{
-    struct udp_batch_sock *sock = NULL;
-    size_t n = 0;
-
-    ovs_rwlock_rdlock(&wg->sock_rwlock);
-    if (qid < wg->n_socks) {
-        sock = family == AF_INET6 ? wg->sock6[qid] : wg->sock4[qid];
-    }
-    if (sock && udp_batch_recv(sock, q->bufs, NETDEV_WG_RX_READS, &n)) {
-        n = 0;
-    }
-    ovs_rwlock_unlock(&wg->sock_rwlock);
     return n;
 }
 
