@@ -441,6 +441,7 @@ netdev_wg_tx_frame(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
     enum bridge_l2_eg_action action;
     struct wg_peer *peer;
 
+    ovs_compat_pkt_finish_tunnel_csum(pkt);
     action = bridge_l2_from_bridge(wg->l2, dp_packet_data(pkt),
                                    dp_packet_size(pkt), time_msec(),
                                    netdev_wg_routable, wg, &eg);
