@@ -45,7 +45,7 @@ struct pkt_csum_acc {
     uint64_t carries[2];        /* Carries out of bit 63 of each sum[]. */
 };
 
-static inline uint64_t
+static uint64_t
 pkt_csum_load64(const uint8_t *p)
 {
     uint64_t w;
@@ -54,14 +54,14 @@ pkt_csum_load64(const uint8_t *p)
     return w;
 }
 
-static inline void
+static void
 pkt_csum_store64(uint8_t *p, uint64_t w)
 {
     memcpy(p, &w, sizeof w);
 }
 
 /* Adds 'w' to accumulator 'i' of 'acc'. */
-static inline void
+static void
 pkt_csum_acc_add(struct pkt_csum_acc *acc, int i, uint64_t w)
 {
     acc->sum[i] += w;
@@ -69,7 +69,7 @@ pkt_csum_acc_add(struct pkt_csum_acc *acc, int i, uint64_t w)
 }
 
 /* Adds 'b' to 'a' with an end-around carry. */
-static inline uint64_t
+static uint64_t
 pkt_csum_add64(uint64_t a, uint64_t b)
 {
     a += b;
@@ -77,7 +77,7 @@ pkt_csum_add64(uint64_t a, uint64_t b)
 }
 
 /* Returns the 16-bit ones'-complement fold of 'acc'. */
-static inline uint32_t
+static uint32_t
 pkt_csum_acc_fold(const struct pkt_csum_acc *acc)
 {
     uint64_t s = pkt_csum_add64(acc->sum[0], acc->sum[1]);
@@ -89,7 +89,7 @@ pkt_csum_acc_fold(const struct pkt_csum_acc *acc)
 }
 
 /* Adds the final 'n' < 8 bytes at 'p' as one zero-padded word. */
-static inline void
+static void
 pkt_csum_acc_tail(struct pkt_csum_acc *acc, const uint8_t *p, size_t n)
 {
     uint64_t w = 0;
@@ -124,7 +124,7 @@ pkt_csum_partial(const void *data, size_t n, uint32_t initial)
 }
 
 /* Copies the 8 bytes at 's' to 'd' and adds them to accumulator 'i'. */
-static inline void
+static void
 pkt_csum_acc_copy(struct pkt_csum_acc *acc, int i,
                   uint8_t *d, const uint8_t *s)
 {
