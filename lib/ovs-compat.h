@@ -55,7 +55,6 @@
 
 #include "dp-packet.h"
 #include "netdev-provider.h"
-#include "packets.h"
 
 /* True when netdev_send() of this Open vSwitch segments a TSO packet in
  * software for a port that lacks TSO (3.3+); false when it drops it. */
@@ -128,26 +127,21 @@ ovs_compat_pkt_set_tso(struct dp_packet *pkt, bool ipv6,
 #endif
 }
 
-/* Completes the inner L4 checksum of tunnel packet 'pkt' (Geneve or VXLAN
- * that Open vSwitch encapsulated for output through this port) if Open
- * vSwitch left it partial.  From 3.6 on it leaves it to a port that offers
- * TCP and UDP checksum offload, as it would to a NIC with tunnel offload
- * (computing the outer UDP checksum for the inner one's final value); the
- * port encrypts the tunnel packet whole, so nobody after it could complete
- * it.  Before 3.6 Open vSwitch completes it itself. */
+/* Completes the checksums of tunnel packet 'pkt' (Geneve or VXLAN that
+ * Open vSwitch encapsulated for output through this port) that Open vSwitch
+ * left partial.  From 3.6 on it leaves the inner TCP or UDP checksum to a
+ * port that offers checksum offload, as it would to a NIC with tunnel
+ * offload (computing the outer UDP checksum for the inner one's final
+ * value); the port encrypts the tunnel packet whole, so nobody after it
+ * could complete it.  Open vSwitch's own preparation, for a port that
+ * offloads nothing, does it.  Before 3.6 Open vSwitch completes it
+ * itself. */
 static inline void
 ovs_compat_pkt_finish_tunnel_csum(struct dp_packet *pkt OVS_UNUSED)
 {
 #ifdef OVSWG_OVS_CSUM_STATE
-    if (!dp_packet_tunnel(pkt) || !dp_packet_inner_l4_checksum_partial(pkt)) {
-        return;
-    }
-    if (dp_packet_inner_l4_proto_tcp(pkt)) {
-        packet_tcp_complete_csum(pkt, true);
-    } else if (dp_packet_inner_l4_proto_udp(pkt)) {
-        packet_udp_complete_csum(pkt, true);
-    } else if (dp_packet_inner_l4_proto_sctp(pkt)) {
-        packet_sctp_complete_csum(pkt, true);
+    if (dp_packet_tunnel(pkt)) {
+        dp_packet_ol_send_prepare(pkt, 0);
     }
 #endif
 }
