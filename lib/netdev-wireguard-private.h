@@ -157,6 +157,19 @@ struct netdev_wg_pending {
     uint8_t tos;
 };
 
+/* A TSO super-packet of a transmit queue's batch whose messages are begun
+ * under the port's lock (each with the length its segment will have) and
+ * whose segments are cut into their slots after the lock is released, just
+ * before they are sealed. */
+struct netdev_wg_cut {
+    struct dp_packet *pkt;      /* Owned until cut. */
+    uint8_t *base;              /* First of its 'n_slots' slots. */
+    size_t n_slots;
+    size_t mss;                 /* TCP payload bytes per segment. */
+    size_t first;               /* Its begun messages in 'pending'... */
+    size_t n_begun;             /* ...and how many. */
+};
+
 /* A send batch: message slots (each a WireGuard header, inner packet,
  * padding and tag, encrypted in place) and the queues they wait in until
  * they are sent and the slots taken back.  The port's own batch (for what
@@ -170,6 +183,8 @@ struct netdev_wg_tx {
     struct udp_batch_tx *ctl;   /* One handshake/cookie message. */
     struct netdev_wg_pending *pending;  /* One per slot, or NULL. */
     size_t n_pending;
+    struct netdev_wg_cut *cuts;         /* One per slot, with 'pending'. */
+    size_t n_cuts;
     uint64_t messages;          /* Data messages made (with 'mutex'). */
 };
 
@@ -374,22 +389,24 @@ extern struct ovs_list netdev_wg_list OVS_GUARDED_BY(netdev_wg_list_mutex);
  * fatal-signal mutex is taken: a UAPI socket is opened and closed with
  * none held (netdev_wg_uapi_update(), netdev_wg_uapi_reap()).
  *
- * What runs outside 'wg->mutex': a send takes it to route, segment and
- * reserve each message's counter (wg_device_encrypt_begin(), which holds
- * the keypair), then releases it to encrypt (wg_device_encrypt_finish())
- * and to sendmmsg() through its transmit queue, so that threads sending
- * to one port encrypt in parallel.  A keypair is referenced while a message
- * is sealed (struct wg_noise_keypair), so a rekey or a peer's removal on
- * another thread never frees keys in use; intel-ipsec-mb keeps one manager
- * per thread (wg-aead-ipsecmb.c) and an OpenSSL key serializes its own
- * context (wg-crypto.c).  A receive round likewise takes it to handle
- * handshakes and begin each data message (wg_device_decrypt_begin(),
- * which holds the keypair), then to end them (the replay window, timers,
- * cryptokey routing) and to hand packets to the bridge, but not to read
- * the socket, to decrypt (wg_device_decrypt_finish()) or to coalesce: the
- * queues of one port, polled by several PMD threads, decrypt in parallel.
- * One peer's messages all come to one queue (steering by receiver index),
- * so one tunnel's receive work still uses one core.
+ * What runs outside 'wg->mutex': a send through a transmit queue takes it to
+ * route and to reserve each message's counter (wg_device_encrypt_begin(),
+ * which holds the keypair; for a TSO super-packet, one per segment, with the
+ * length the segment will have), then releases it to cut super-packets into
+ * their segments (pkt-gso, the copy and the TCP checksums), to encrypt
+ * (wg_device_encrypt_finish()) and to sendmmsg(), so that threads sending to
+ * one port do those in parallel.  A keypair is referenced while a message is
+ * sealed (struct wg_noise_keypair), so a rekey or a peer's removal on another
+ * thread never frees keys in use; intel-ipsec-mb keeps one manager per thread
+ * (wg-aead-ipsecmb.c) and an OpenSSL key serializes its own context
+ * (wg-crypto.c).  A receive round likewise takes it to handle handshakes and
+ * begin each data message (wg_device_decrypt_begin(), which holds the
+ * keypair), then to end them (the replay window, timers, cryptokey routing)
+ * and to hand packets to the bridge, but not to read the socket, to decrypt
+ * (wg_device_decrypt_finish()) or to coalesce: the queues of one port, polled
+ * by several PMD threads, decrypt in parallel.  One peer's messages all come
+ * to one queue (steering by receiver index), so one tunnel's receive work
+ * still uses one core.
  *
  * Control work stays off the data path: the engine defers every handshake
  * initiation to wg_device_run() on the main thread (wg_device_set_deferred(),

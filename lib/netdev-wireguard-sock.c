@@ -127,6 +127,7 @@ netdev_wg_txq_create(size_t slot_size)
     txq->tx.q4 = udp_batch_tx_create(NETDEV_WG_TXQ_SLOTS);
     txq->tx.q6 = udp_batch_tx_create(NETDEV_WG_TXQ_SLOTS);
     txq->tx.pending = xmalloc(NETDEV_WG_TXQ_SLOTS * sizeof *txq->tx.pending);
+    txq->tx.cuts = xmalloc(NETDEV_WG_TXQ_SLOTS * sizeof *txq->tx.cuts);
     return txq;
 }
 
@@ -138,6 +139,7 @@ netdev_wg_txq_destroy(struct netdev_wg_txq *txq)
         udp_batch_tx_destroy(txq->tx.q6);
         tx_slots_destroy(&txq->tx.slots);
         free(txq->tx.pending);
+        free(txq->tx.cuts);
         ovs_mutex_destroy(&txq->mutex);
         free(txq);
     }

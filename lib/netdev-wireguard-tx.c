@@ -39,7 +39,9 @@
  * "too big".  A packet for a peer without a session waits in the peer's
  * queue while a handshake starts; netdev_wg_tx_session_ready() sends what
  * waited.  netdev_wg_tx_inner() cuts a TSO super-packet by pkt-gso straight
- * into message slots, each then encrypted in place, or encrypts any other
+ * into message slots, each then encrypted in place (a transmit queue's
+ * batch begins each message under the lock and cuts after it, just before
+ * sealing: netdev_wg_tx_cut()), or encrypts any other
  * packet straight from its buffer into a slot (completing its checksum in
  * the packet first if it asked for offload; a packet to fragment is copied
  * fragment by fragment into slots, and a transmit queue's batch, sealed
@@ -109,16 +111,17 @@ netdev_wg_tx_no_room(struct netdev_wireguard *wg)
 }
 
 /* Encrypts the inner packet 'inner' of 'inner_len' bytes into message slot
- * 'slot' and queues it for 'peer'.  'inner' is in the slot, at
- * slot + WG_DEVICE_HEADROOM, or, only for a batch that seals at once (no
- * pending seals), apart from it (wg_device_encrypt_from()).  Returns true
- * if queued. */
+ * 'slot' and queues it for 'peer', with outer TOS 'tos'.  'inner' is in
+ * the slot, at slot + WG_DEVICE_HEADROOM, or, only for a batch that seals
+ * at once (no pending seals), apart from it (wg_device_encrypt_from()).
+ * A pending seal reads the inner packet only when it is sealed, so a
+ * segment may be cut into its slot until then (netdev_wg_tx_cut()).
+ * Returns true if queued. */
 static bool
-netdev_wg_seal_from(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
-                    struct wg_peer *peer, uint8_t *slot,
-                    const uint8_t *inner, size_t inner_len)
+netdev_wg_seal_tos(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
+                   struct wg_peer *peer, uint8_t *slot,
+                   const uint8_t *inner, size_t inner_len, uint8_t tos)
 {
-    uint8_t tos = pkt_ecn_encap(inner, inner_len);
     struct netdev_wg_pending *p = tx->pending
                                   ? &tx->pending[tx->n_pending] : NULL;
     const struct sockaddr *dst;
@@ -168,6 +171,18 @@ netdev_wg_seal_from(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
     wg->stats.tx_packets++;
     wg->stats.tx_bytes += inner_len;
     return true;
+}
+
+/* Encrypts the inner packet 'inner' of 'inner_len' bytes into message slot
+ * 'slot' and queues it for 'peer', as netdev_wg_seal_tos() with the outer
+ * TOS that the inner packet's ECN field gives. */
+static bool
+netdev_wg_seal_from(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
+                    struct wg_peer *peer, uint8_t *slot,
+                    const uint8_t *inner, size_t inner_len)
+{
+    return netdev_wg_seal_tos(wg, tx, peer, slot, inner, inner_len,
+                              pkt_ecn_encap(inner, inner_len));
 }
 
 /* The same for the inner packet already at slot + WG_DEVICE_HEADROOM. */
@@ -235,21 +250,49 @@ netdev_wg_tx_mss(const struct netdev_wireguard *wg,
     return guest_mss && guest_mss < mss ? guest_mss : mss;
 }
 
-/* Cuts the TSO super-packet 'inner' into segments of at most the inner MTU
- * (and of the guest's segment size 'guest_mss', if known) straight into
- * message slots, then encrypts each one. */
+/* Counts a super-packet 'wg' cuts into 'n_segs' segments. */
 static void
-netdev_wg_send_super(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
-                     struct wg_peer *peer, const void *inner, size_t len,
-                     uint16_t guest_mss)
+netdev_wg_count_super(struct netdev_wireguard *wg, size_t n_segs)
+{
+    COVERAGE_INC(wg_tx_super_packet);
+    COVERAGE_ADD(wg_tx_segment, n_segs);
+    wg->offload.super_packets++;
+    wg->offload.segments += n_segs;
+}
+
+/* Cuts the TCP super-packet of 'len' bytes at 'inner' into segments of
+ * 'mss' payload bytes, straight into the 'n_slots' message slots of 'size'
+ * bytes from 'base' on.  Needs no lock.  Returns true on success. */
+static bool
+netdev_wg_cut_into(const void *inner, size_t len, size_t mss, uint8_t *base,
+                   size_t size, size_t n_slots)
 {
     struct pkt_gso_slot slots[NETDEV_WG_TX_SLOTS];
-    struct pkt_gso_params params;
-    struct pkt_ip_info info;
-    size_t n_slots, n_segs, size = tx->slots.slot_size;
-    uint8_t *base;
+    struct pkt_gso_params params = {
+        .mss = mss,
+        .headroom = WG_DEVICE_HEADROOM,
+        .tailroom = WG_DEVICE_TAILROOM,
+    };
+    size_t n_segs;
 
-    if (!pkt_ip_parse(inner, len, &info) && info.l4_proto == IPPROTO_UDP) {
+    for (size_t i = 0; i < n_slots; i++) {
+        slots[i].base = base + i * size;
+        slots[i].room = size;
+    }
+    return (!pkt_gso_segment(inner, len, &params, slots, n_slots, &n_segs)
+            && n_segs == n_slots);
+}
+
+/* Returns the TCP payload bytes per segment for the TSO super-packet
+ * 'inner' of 'len' bytes (parsed into '*info'), or 0, counted, if the port
+ * cannot cut it into at most NETDEV_WG_TX_SLOTS segments. */
+static size_t
+netdev_wg_super_mss(struct netdev_wireguard *wg, const void *inner,
+                    size_t len, uint16_t guest_mss, struct pkt_ip_info *info)
+{
+    size_t mss;
+
+    if (!pkt_ip_parse(inner, len, info) && info->l4_proto == IPPROTO_UDP) {
         /* Geneve or VXLAN of OVS's own tunnels whose inner TCP packet is a
          * super-packet: OVS 3.3 and 3.4 pass these unsegmented to a port
          * that takes TSO (3.5 on segments them first).  Said in the
@@ -259,47 +302,70 @@ netdev_wg_send_super(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
         if (is_pow2(wg->counters[NETDEV_WG_TX_TUNNEL_TSO])) {
             netdev_change_seq_changed(&wg->up);
         }
-        return;
+        return 0;
     }
-    if (pkt_ip_parse(inner, len, &info) || info.l4_proto != IPPROTO_TCP) {
+    mss = (pkt_ip_parse(inner, len, info) || info->l4_proto != IPPROTO_TCP
+           ? 0 : netdev_wg_tx_mss(wg, info, guest_mss));
+    if (!mss || pkt_gso_n_segs(info, mss) > NETDEV_WG_TX_SLOTS) {
         COVERAGE_INC(wg_tx_gso_error);
         netdev_wg_tx_error(wg, NETDEV_WG_TX_GSO_ERROR);
-        return;
+        return 0;
     }
-    params.mss = netdev_wg_tx_mss(wg, &info, guest_mss);
-    params.headroom = WG_DEVICE_HEADROOM;
-    params.tailroom = WG_DEVICE_TAILROOM;
-    n_slots = pkt_gso_n_segs(&info, params.mss ? params.mss : 1);
-    if (!params.mss || n_slots > NETDEV_WG_TX_SLOTS) {
-        COVERAGE_INC(wg_tx_gso_error);
-        netdev_wg_tx_error(wg, NETDEV_WG_TX_GSO_ERROR);
-        return;
+    return mss;
+}
+
+/* Cuts the TSO super-packet 'pkt' into segments of at most the inner MTU
+ * (and of the guest's segment size, if known) straight into message slots
+ * and encrypts each.  The port's own batch cuts and seals at once.  A
+ * transmit queue's batch begins each message with the length its segment
+ * will have and leaves the cutting, like the sealing, until the port's
+ * lock is released (netdev_wg_tx_cut()): then it keeps 'pkt' and returns
+ * true.  Otherwise the caller still owns 'pkt'. */
+static bool
+netdev_wg_send_super(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
+                     struct wg_peer *peer, struct dp_packet *pkt)
+{
+    const void *inner = dp_packet_data(pkt);
+    size_t len = dp_packet_size(pkt), size = tx->slots.slot_size;
+    size_t mss, n_slots, first = tx->n_pending;
+    struct pkt_ip_info info;
+    uint8_t *base, tos;
+
+    mss = netdev_wg_super_mss(wg, inner, len,
+                              ovs_compat_pkt_tso_segsz(pkt), &info);
+    if (!mss) {
+        return false;
     }
+    n_slots = pkt_gso_n_segs(&info, mss);
     base = netdev_wg_slots_acquire(wg, tx, n_slots);
     if (!base) {
         netdev_wg_tx_no_room(wg);
-        return;
+        return false;
     }
-    for (size_t i = 0; i < n_slots; i++) {
-        slots[i].base = base + i * size;
-        slots[i].room = size;
-    }
-    if (pkt_gso_segment(inner, len, &params, slots, n_slots, &n_segs)) {
+    if (!tx->pending
+        && !netdev_wg_cut_into(inner, len, mss, base, size, n_slots)) {
         COVERAGE_INC(wg_tx_gso_error);
         netdev_wg_tx_error(wg, NETDEV_WG_TX_GSO_ERROR);
         tx_slots_release_tail(&tx->slots, base, n_slots);
-        return;
+        return false;
     }
-    tx_slots_release_tail(&tx->slots, base + n_segs * size,
-                          n_slots - n_segs);
-    COVERAGE_INC(wg_tx_super_packet);
-    COVERAGE_ADD(wg_tx_segment, n_segs);
-    wg->offload.super_packets++;
-    wg->offload.segments += n_segs;
-    for (size_t i = 0; i < n_segs; i++) {
-        /* A slot whose segment fails stays unused until the flush. */
-        netdev_wg_seal_slot(wg, tx, peer, slots[i].base, slots[i].len);
+    netdev_wg_count_super(wg, n_slots);
+    tos = pkt_ecn_encap(inner, len);    /* Each segment's, too. */
+    for (size_t i = 0; i < n_slots; i++) {
+        /* A slot whose message fails stays unused until the flush. */
+        uint8_t *slot = base + i * size;
+
+        netdev_wg_seal_tos(wg, tx, peer, slot, slot + WG_DEVICE_HEADROOM,
+                           pkt_gso_seg_len(&info, mss, i), tos);
     }
+    if (!tx->pending) {
+        return false;
+    }
+    tx->cuts[tx->n_cuts++] = (struct netdev_wg_cut) {
+        .pkt = pkt, .base = base, .n_slots = n_slots, .mss = mss,
+        .first = first, .n_begun = tx->n_pending - first,
+    };
+    return true;
 }
 
 /* Sends the IPv4 packet 'inner' (DF clear, longer than the MTU) as
@@ -377,8 +443,9 @@ netdev_wg_tx_inner(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
         return;
     }
     if (ovs_compat_pkt_is_tso(pkt) && len > wg->mtu) {
-        netdev_wg_send_super(wg, tx, peer, inner, len,
-                             ovs_compat_pkt_tso_segsz(pkt));
+        if (netdev_wg_send_super(wg, tx, peer, pkt)) {
+            return;             /* Cut after the lock (netdev_wg_tx_cut()). */
+        }
     } else if (len > wg->mtu) {
         netdev_wg_send_fragments(wg, tx, peer, inner, len);
     } else {
@@ -471,45 +538,93 @@ netdev_wg_tx_frame(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
 
 /* The batch from the bridge and the engine's hooks. */
 
-/* Seals the messages of 'tx' that wait for it, outside the port's lock,
- * and queues them for their socket.  Returns how many failed. */
-static size_t
-netdev_wg_tx_seal_pending(struct netdev_wg_tx *tx)
-{
-    size_t failed = 0;
+/* What the unlocked part of a send failed at, counted under the lock
+ * afterwards (netdev_wg_tx_count_late()). */
+struct netdev_wg_tx_late {
+    size_t cut_failed;          /* Super-packets that could not be cut... */
+    size_t cut_msgs;            /* ...and their messages, cancelled. */
+    size_t seal_failed;         /* Messages that did not seal. */
+    size_t dropped;             /* Messages the socket did not take. */
+};
 
+/* Cancels the 'n' pending messages of 'tx' from 'first' on: each releases
+ * its keypair and leaves its slot unused until the flush. */
+static void
+netdev_wg_tx_cancel(struct netdev_wg_tx *tx, size_t first, size_t n)
+{
+    for (size_t i = first; i < first + n; i++) {
+        wg_device_encrypt_cancel(&tx->pending[i].sealer);
+        tx->pending[i].slot = NULL;
+    }
+}
+
+/* Cuts the super-packets of 'tx' that wait for it into the slots of their
+ * begun messages, outside the port's lock, and frees them.  The messages
+ * of one that cannot be cut are cancelled. */
+static void
+netdev_wg_tx_cut(struct netdev_wg_tx *tx, struct netdev_wg_tx_late *late)
+{
+    for (size_t i = 0; i < tx->n_cuts; i++) {
+        struct netdev_wg_cut *c = &tx->cuts[i];
+
+        if (!netdev_wg_cut_into(dp_packet_data(c->pkt),
+                                dp_packet_size(c->pkt), c->mss, c->base,
+                                tx->slots.slot_size, c->n_slots)) {
+            netdev_wg_tx_cancel(tx, c->first, c->n_begun);
+            late->cut_failed++;
+            late->cut_msgs += c->n_begun;
+        }
+        dp_packet_delete(c->pkt);
+    }
+    tx->n_cuts = 0;
+}
+
+/* Seals the messages of 'tx' that wait for it, outside the port's lock,
+ * and queues them for their socket. */
+static void
+netdev_wg_tx_seal_pending(struct netdev_wg_tx *tx,
+                          struct netdev_wg_tx_late *late)
+{
     for (size_t i = 0; i < tx->n_pending; i++) {
         struct netdev_wg_pending *p = &tx->pending[i];
         const struct sockaddr *dst = (const struct sockaddr *) &p->dst;
 
-        if (wg_device_encrypt_finish(&p->sealer, p->slot)) {
+        if (!p->slot) {
+            continue;           /* Cancelled by netdev_wg_tx_cut(). */
+        } else if (wg_device_encrypt_finish(&p->sealer, p->slot)) {
             udp_batch_tx_add_tos(dst->sa_family == AF_INET6 ? tx->q6 : tx->q4,
                                  p->slot, p->len, dst, p->tos);
         } else {
-            failed++;
+            late->seal_failed++;
         }
     }
     tx->n_pending = 0;
-    return failed;
 }
 
-/* Counts 'failed' messages that did not seal and 'dropped' that the socket
- * did not take, after the lock was released. */
+/* Counts what the unlocked part of a send failed at, 'late'. */
 static void
-netdev_wg_tx_count_late(struct netdev_wireguard *wg, size_t failed,
-                        size_t dropped)
+netdev_wg_tx_count_late(struct netdev_wireguard *wg,
+                        const struct netdev_wg_tx_late *late)
     OVS_EXCLUDED(wg->mutex)
 {
+    size_t failed = late->seal_failed;
+
     ovs_mutex_lock(&wg->mutex);
+    if (late->cut_failed) {
+        COVERAGE_ADD(wg_tx_gso_error, late->cut_failed);
+        wg->stats.tx_packets -= late->cut_msgs;
+        wg->stats.tx_errors += late->cut_failed;
+        netdev_wg_count_n(wg, NETDEV_WG_TX_GSO_ERROR, late->cut_failed);
+    }
     if (failed) {
         COVERAGE_ADD(wg_tx_encrypt_error, failed);
         wg->stats.tx_packets -= failed;
         wg->stats.tx_dropped += failed;
         netdev_wg_count_n(wg, NETDEV_WG_TX_CRYPTO_ERROR, failed);
     }
-    if (dropped) {
-        wg->stats.tx_dropped += dropped;
-        netdev_wg_count_n(wg, NETDEV_WG_TX_SOCKET, dropped);
+    if (late->dropped) {
+        wg->stats.tx_dropped += late->dropped;
+        netdev_wg_count_n(wg, NETDEV_WG_TX_SOCKET, late->dropped);
     }
     ovs_mutex_unlock(&wg->mutex);
 }
@@ -538,19 +653,21 @@ netdev_wg_tx_send(struct netdev_wireguard *wg, struct netdev_wg_txq *txq,
 {
     size_t i = 0, n = dp_packet_batch_size(batch);
 
-    /* Routing, segmentation and the engine's bookkeeping hold the lock;
-     * the cipher and the socket do not, so that several threads sending to
-     * the port encrypt at the same time. */
+    /* Routing and the engine's bookkeeping hold the lock; cutting
+     * super-packets into segments, the cipher and the socket do not, so
+     * that several threads sending to the port do those at the same
+     * time. */
     do {
-        size_t failed, dropped;
+        struct netdev_wg_tx_late late = { 0, 0, 0, 0 };
 
         ovs_mutex_lock(&wg->mutex);
         netdev_wg_tx_frames(wg, txq, batch, &i);
         ovs_mutex_unlock(&wg->mutex);
-        failed = netdev_wg_tx_seal_pending(&txq->tx);
-        dropped = netdev_wg_sock_send_txq(wg, txq);
-        if (failed || dropped) {
-            netdev_wg_tx_count_late(wg, failed, dropped);
+        netdev_wg_tx_cut(&txq->tx, &late);
+        netdev_wg_tx_seal_pending(&txq->tx, &late);
+        late.dropped = netdev_wg_sock_send_txq(wg, txq);
+        if (late.cut_failed || late.seal_failed || late.dropped) {
+            netdev_wg_tx_count_late(wg, &late);
         }
     } while (i < n);
     ovs_compat_batch_clear(batch);

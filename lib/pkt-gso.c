@@ -41,6 +41,16 @@ pkt_gso_n_segs(const struct pkt_ip_info *info, size_t mss)
 }
 
 size_t
+pkt_gso_seg_len(const struct pkt_ip_info *info, size_t mss, size_t i)
+{
+    size_t ofs = i * mss;
+    size_t payload = (ofs < info->payload_len
+                      ? MIN(mss, info->payload_len - ofs) : 0);
+
+    return info->l3_len + info->l4_len + payload;
+}
+
+size_t
 pkt_gso_mss_for_mtu(const struct pkt_ip_info *info, size_t mtu)
 {
     size_t hdr_len = info->l3_len + info->l4_len;
@@ -199,8 +209,8 @@ pkt_gso_segment(const void *pkt, size_t len,
         return ENOSPC;
     }
     for (size_t i = 0; i < n; i++) {
-        size_t payload = MIN(params->mss, job.info.payload_len - ofs);
-        size_t seg_len = job.hdr_len + payload;
+        size_t seg_len = pkt_gso_seg_len(&job.info, params->mss, i);
+        size_t payload = seg_len - job.hdr_len;
         struct pkt_gso_slot *slot = &slots[i];
 
         if (slot->room < params->headroom

@@ -53,6 +53,13 @@
  * (at least 1). */
 size_t pkt_gso_n_segs(const struct pkt_ip_info *info, size_t mss);
 
+/* Returns the bytes of segment 'i' (counted from 0, below
+ * pkt_gso_n_segs()) that pkt_gso_segment() cuts with 'mss' from the TCP
+ * packet described by 'info': the headers and its share of the payload.
+ * So a caller may set up each segment's message before cutting. */
+size_t pkt_gso_seg_len(const struct pkt_ip_info *info, size_t mss,
+                       size_t i);
+
 /* Returns the largest MSS that keeps every segment of the packet described
  * by 'info' within 'mtu' bytes (an IP packet size), or 0 if even the
  * headers do not fit. */

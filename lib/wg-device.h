@@ -332,9 +332,10 @@ int wg_device_encrypt_from(struct wg_device *dev, struct wg_peer *peer,
  * several threads at once.  wg_device_encrypt_begin() does all that
  * wg_device_encrypt() does (checks, header with the next counter, the
  * peer's counters and timers) but the padding and the cipher, and holds
- * the keypair
- * for '*sealer'; wg_device_encrypt_finish() then seals the message in
- * place without the caller's lock (it touches only that keypair's key,
+ * the keypair for '*sealer', without reading the inner packet (the caller
+ * may write it into 'msg' until the finish); wg_device_encrypt_finish()
+ * then seals the message in place without the caller's lock (it touches
+ * only that keypair's key,
  * which a rekey or removal meanwhile does not free) and releases the
  * keypair.  Every successful begin must be finished (or cancelled) once,
  * and the message may leave only if its finish returned true (on false,

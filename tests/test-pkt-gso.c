@@ -136,14 +136,18 @@ check_segments(const struct test_pkt_spec *spec, const uint8_t *orig,
     size_t hdr = (spec->ipv6 ? IPV6_HEADER_LEN : IP_HEADER_LEN)
                  + spec->ip_opt_len + TCP_HEADER_LEN + spec->tcp_opt_len;
     size_t payload = spec->payload_len, mss = params->mss, ofs = 0;
+    struct pkt_ip_info info;
 
     WGTEST_CHECK(n_segs == (payload ? DIV_ROUND_UP(payload, mss) : 1));
+    WGTEST_CHECK(!pkt_ip_parse(orig, hdr + payload, &info));
     for (size_t i = 0; i < n_segs; i++) {
         const struct pkt_gso_slot *slot = &s->slot[i];
         size_t seg_payload = MIN(mss, payload - ofs);
         const uint8_t *seg = slot->base + params->headroom;
 
         WGTEST_CHECK(slot->len == hdr + seg_payload);
+        /* What a caller is told before cutting. */
+        WGTEST_CHECK(pkt_gso_seg_len(&info, mss, i) == slot->len);
         WGTEST_CHECK(all_guard(slot->base, params->headroom));
         WGTEST_CHECK(all_guard(seg + slot->len,
                                slot->room - params->headroom - slot->len));
