@@ -358,8 +358,8 @@ netdev_wg_send_super(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
         netdev_wg_seal_tos(wg, tx, peer, slot, slot + WG_DEVICE_HEADROOM,
                            pkt_gso_seg_len(&info, mss, i), tos);
     }
-    if (!tx->pending) {
-        return false;
+    if (!tx->pending || tx->n_pending == first) {
+        return false;           /* Cut already, or no message begun. */
     }
     tx->cuts[tx->n_cuts++] = (struct netdev_wg_cut) {
         .pkt = pkt, .base = base, .n_slots = n_slots, .mss = mss,
