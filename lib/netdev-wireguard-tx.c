@@ -262,12 +262,12 @@ netdev_wg_count_super(struct netdev_wireguard *wg, size_t n_segs)
 
 /* Cuts the TCP super-packet of 'len' bytes at 'inner' into segments of
  * 'mss' payload bytes, straight into the 'n_slots' message slots of 'size'
- * bytes from 'base' on.  Needs no lock.  Returns true on success. */
+ * bytes from 'base' on, described in 'slots' (NETDEV_WG_TX_SLOTS).  Needs
+ * no lock.  Returns true on success. */
 static bool
 netdev_wg_cut_into(const void *inner, size_t len, size_t mss, uint8_t *base,
-                   size_t size, size_t n_slots)
+                   size_t size, size_t n_slots, struct pkt_gso_slot *slots)
 {
-    struct pkt_gso_slot slots[NETDEV_WG_TX_SLOTS];
     struct pkt_gso_params params = {
         .mss = mss,
         .headroom = WG_DEVICE_HEADROOM,
@@ -328,6 +328,7 @@ netdev_wg_send_super(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
     const void *inner = dp_packet_data(pkt);
     size_t len = dp_packet_size(pkt), size = tx->slots.slot_size;
     size_t mss, n_slots, first = tx->n_pending;
+    struct pkt_gso_slot slots[NETDEV_WG_TX_SLOTS];
     struct pkt_ip_info info;
     uint8_t *base, tos;
 
@@ -343,7 +344,8 @@ netdev_wg_send_super(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
         return false;
     }
     if (!tx->pending
-        && !netdev_wg_cut_into(inner, len, mss, base, size, n_slots)) {
+        && !netdev_wg_cut_into(inner, len, mss, base, size, n_slots,
+                               slots)) {
         COVERAGE_INC(wg_tx_gso_error);
         netdev_wg_tx_error(wg, NETDEV_WG_TX_GSO_ERROR);
         tx_slots_release_tail(&tx->slots, base, n_slots);
@@ -558,18 +560,41 @@ netdev_wg_tx_cancel(struct netdev_wg_tx *tx, size_t first, size_t n)
     }
 }
 
+/* Returns true if each begun message of cut 'c' of 'tx' has the length of
+ * the segment cut into its slot, as described in 'slots': a message never
+ * seals bytes of its slot beyond its segment. */
+static bool
+netdev_wg_cut_fits(const struct netdev_wg_tx *tx,
+                   const struct netdev_wg_cut *c,
+                   const struct pkt_gso_slot *slots)
+{
+    for (size_t i = c->first; i < c->first + c->n_begun; i++) {
+        const struct netdev_wg_pending *p = &tx->pending[i];
+        size_t idx = (p->slot - c->base) / tx->slots.slot_size;
+
+        if (idx >= c->n_slots || slots[idx].len != p->sealer.inner_len) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /* Cuts the super-packets of 'tx' that wait for it into the slots of their
  * begun messages, outside the port's lock, and frees them.  The messages
- * of one that cannot be cut are cancelled. */
+ * of one that cannot be cut, or whose segments do not have the lengths
+ * their messages began with, are cancelled. */
 static void
 netdev_wg_tx_cut(struct netdev_wg_tx *tx, struct netdev_wg_tx_late *late)
 {
+    struct pkt_gso_slot slots[NETDEV_WG_TX_SLOTS];
+
     for (size_t i = 0; i < tx->n_cuts; i++) {
         struct netdev_wg_cut *c = &tx->cuts[i];
 
         if (!netdev_wg_cut_into(dp_packet_data(c->pkt),
                                 dp_packet_size(c->pkt), c->mss, c->base,
-                                tx->slots.slot_size, c->n_slots)) {
+                                tx->slots.slot_size, c->n_slots, slots)
+            || !netdev_wg_cut_fits(tx, c, slots)) {
             netdev_wg_tx_cancel(tx, c->first, c->n_begun);
             late->cut_failed++;
             late->cut_msgs += c->n_begun;

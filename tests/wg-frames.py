@@ -23,9 +23,10 @@ usage: wg-frames.py KIND ARG...
   udp4-nodf SRC_MAC DST_MAC SRC_IP DST_IP PAYLOAD_HEX  (DF clear)
   udp4-tos SRC_MAC DST_MAC SRC_IP DST_IP PAYLOAD_HEX TOS  (TOS in hex)
   udp6 SRC_MAC DST_MAC SRC_IP6 DST_IP6 PAYLOAD_HEX
-  tcp4-run SRC_MAC DST_MAC SRC_IP DST_IP N LEN
-      N consecutive TCP segments of one flow, LEN payload bytes each, ACK
-      only, one frame per line (what a sender's segmentation produces)
+  tcp4-run SRC_MAC DST_MAC SRC_IP DST_IP N LEN [LAST_LEN]
+      N consecutive TCP segments of one flow, LEN payload bytes each (the
+      last LAST_LEN, if given), ACK only, one frame per line (what a
+      sender's segmentation produces)
   tcp4-check                    (reads frames as hex, one per line)
       checks that the TCP/IPv4 frames on stdin have correct IP and TCP
       checksums and consecutive sequence numbers; prints "N segments,
@@ -85,10 +86,11 @@ def tcp4_segment(src, dst, seq, payload):
     return hdr[:16] + struct.pack("!H", c) + hdr[18:] + payload
 
 
-def tcp4_run(src_mac, dst_mac, src, dst, n, size):
+def tcp4_run(src_mac, dst_mac, src, dst, n, size, last=None):
     frames = []
     for i in range(n):
-        payload = bytes((i * size + j) % 251 for j in range(size))
+        length = last if last is not None and i == n - 1 else size
+        payload = bytes((i * size + j) % 251 for j in range(length))
         seg = tcp4_segment(src, dst, 1000 + i * size, payload)
         frames.append(eth(dst_mac, src_mac, 0x0800,
                           ipv4(src, dst, 6, seg, ip_id=100 + i)))
@@ -137,7 +139,8 @@ def main(argv):
     bcast = mac("ff:ff:ff:ff:ff:ff")
     if kind == "tcp4-run":
         for f in tcp4_run(mac(args[0]), mac(args[1]), ip4(args[2]),
-                          ip4(args[3]), int(args[4]), int(args[5])):
+                          ip4(args[3]), int(args[4]), int(args[5]),
+                          *[int(a) for a in args[6:7]]):
             print(f.hex())
         return 0
     if kind == "tcp4-check":
