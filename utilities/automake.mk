@@ -21,6 +21,7 @@ EXTRA_DIST += \
 	utilities/ovs-wg-package-test \
 	utilities/ovs-wg-bench \
 	utilities/ovs-wg-bench-rxq \
+	utilities/ovs-wg-bench-txq \
 	utilities/ovs-wg-soak \
 	utilities/ovs-wg-scale \
 	utilities/ovs-wg-lib.sh \
