@@ -290,9 +290,10 @@ static size_t
 netdev_wg_super_mss(struct netdev_wireguard *wg, const void *inner,
                     size_t len, uint16_t guest_mss, struct pkt_ip_info *info)
 {
+    bool parsed = !pkt_ip_parse(inner, len, info);
     size_t mss;
 
-    if (!pkt_ip_parse(inner, len, info) && info->l4_proto == IPPROTO_UDP) {
+    if (parsed && info->l4_proto == IPPROTO_UDP) {
         /* Geneve or VXLAN of OVS's own tunnels whose inner TCP packet is a
          * super-packet: OVS 3.3 and 3.4 pass these unsegmented to a port
          * that takes TSO (3.5 on segments them first).  Said in the
@@ -304,8 +305,8 @@ netdev_wg_super_mss(struct netdev_wireguard *wg, const void *inner,
         }
         return 0;
     }
-    mss = (pkt_ip_parse(inner, len, info) || info->l4_proto != IPPROTO_TCP
-           ? 0 : netdev_wg_tx_mss(wg, info, guest_mss));
+    mss = (parsed && info->l4_proto == IPPROTO_TCP
+           ? netdev_wg_tx_mss(wg, info, guest_mss) : 0);
     if (!mss || pkt_gso_n_segs(info, mss) > NETDEV_WG_TX_SLOTS) {
         COVERAGE_INC(wg_tx_gso_error);
         netdev_wg_tx_error(wg, NETDEV_WG_TX_GSO_ERROR);
