@@ -22,6 +22,7 @@
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/list.h"
 #include "openvswitch/poll-loop.h"
+#include "pkt-pool.h"
 #include "svec.h"
 #include "timeval.h"
 #include "unixctl.h"
@@ -94,6 +95,10 @@ netdev_wg_show_offload(struct ds *out, const struct netdev_wireguard *wg)
                   PRIu64" segments", o->coalesced, o->coalesced + o->merged);
     netdev_wg_put_ratio(out, o->coalesced + o->merged, o->coalesced);
     ds_put_cstr(out, " super-packet)\n");
+    ds_put_format(out, "  rx: %"PRIu64" packets to the bridge in pooled "
+                  "buffers, %"PRIu64" in allocated ones\n", o->rx_pooled,
+                  o->rx_allocated);
+    pkt_pool_describe(out);
     netdev_wg_put_sock_offload(out, "IPv4", wg->sock4[0]);
     netdev_wg_put_sock_offload(out, "IPv6", wg->sock6[0]);
     for (int i = 0; i < wg->n_rxq; i++) {

@@ -22,6 +22,7 @@
 #include "netdev-wireguard-private.h"
 #include "openvswitch/vlog.h"
 #include "ovs-compat.h"
+#include "pkt-pool.h"
 #include "timeval.h"
 #include "util.h"
 
@@ -68,6 +69,12 @@ netdev_wg_ring_push(struct netdev_wg_ring *ring, struct dp_packet *pkt)
     }
     ring->pkts[(ring->head + ring->n++) % ring->cap] = pkt;
     return true;
+}
+
+struct dp_packet *
+netdev_wg_ring_peek(const struct netdev_wg_ring *ring)
+{
+    return ring->n ? ring->pkts[ring->head] : NULL;
 }
 
 struct dp_packet *
@@ -133,8 +140,8 @@ void
 netdev_wg_bridge_frame(struct netdev_wireguard *wg, const void *frame,
                        size_t len)
 {
-    netdev_wg_bridge_push(wg, dp_packet_clone_data_with_headroom(
-                                  frame, len, NETDEV_WG_RX_HEADROOM));
+    netdev_wg_bridge_push(wg, pkt_pool_clone(frame, len,
+                                             NETDEV_WG_RX_HEADROOM));
 }
 
 /* Moves the packets whose neighbor became known into 'to_bridge'. */

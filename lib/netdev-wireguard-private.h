@@ -203,6 +203,9 @@ struct netdev_wg_offload_stats {
     uint64_t coalesced;         /* Super-packets built at ingress. */
     uint64_t merged;            /* Segments merged into them (beyond the
                                  * first of each). */
+    uint64_t rx_pooled;         /* Inner packets to the bridge in a buffer
+                                 * of pkt-pool's DPDK mempools... */
+    uint64_t rx_allocated;      /* ...or allocated on the heap. */
 };
 
 /* Per-port counters, shown with the netdev's custom statistics (what
@@ -644,6 +647,7 @@ void netdev_wg_bridge_run(struct netdev_wireguard *wg);
 void netdev_wg_ring_init(struct netdev_wg_ring *ring, size_t cap);
 void netdev_wg_ring_destroy(struct netdev_wg_ring *ring);
 bool netdev_wg_ring_push(struct netdev_wg_ring *ring, struct dp_packet *pkt);
+struct dp_packet *netdev_wg_ring_peek(const struct netdev_wg_ring *ring);
 struct dp_packet *netdev_wg_ring_pop(struct netdev_wg_ring *ring);
 
 /* netdev-wireguard-uapi.c: the UAPI socket of a port. */

@@ -30,6 +30,7 @@
 #include "ovs-compat.h"
 #include "pkt-ecn.h"
 #include "pkt-gro.h"
+#include "pkt-pool.h"
 #include "timeval.h"
 #include "util.h"
 #include "wg-device.h"
@@ -176,8 +177,12 @@ netdev_wg_rx_to_bridge(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
     enum bridge_l2_in_action action;
 
     if (!pkt) {
-        pkt = dp_packet_clone_data_with_headroom(ip, len,
-                                                 NETDEV_WG_RX_HEADROOM);
+        pkt = pkt_pool_clone(ip, len, NETDEV_WG_RX_HEADROOM);
+    }
+    if (pkt_pool_is_pooled(pkt)) {
+        wg->offload.rx_pooled++;
+    } else {
+        wg->offload.rx_allocated++;
     }
     netdev_wg_bridge_set_offload(pkt, meta, segsz);
     action = bridge_l2_to_bridge(wg->l2, pkt, time_msec(), &in);
@@ -232,8 +237,7 @@ netdev_wg_gro_grow(void *aux, struct pkt_gro_pkt *g, size_t room)
     if (pkt || room > NETDEV_WG_GRO_MAX) {
         return false;
     }
-    pkt = dp_packet_new_with_headroom(NETDEV_WG_GRO_MAX,
-                                      NETDEV_WG_RX_HEADROOM);
+    pkt = pkt_pool_new(NETDEV_WG_GRO_MAX, NETDEV_WG_RX_HEADROOM);
     dp_packet_put(pkt, g->data, g->len);
     q->owner[i] = pkt;
     g->data = dp_packet_data(pkt);
@@ -549,7 +553,8 @@ netdev_wg_rx_round(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
     ovs_mutex_unlock(&wg->mutex);
 }
 
-/* Moves at most NETDEV_MAX_BURST packets of 'q''s ring into 'batch'. */
+/* Moves at most NETDEV_MAX_BURST packets of 'q''s ring into 'batch', all
+ * of the source of the first (pkt-pool.h). */
 static int
 netdev_wg_rx_pop(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
                  struct dp_packet_batch *batch)
@@ -560,8 +565,10 @@ netdev_wg_rx_pop(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
     ovs_compat_batch_clear(batch);
     ovs_mutex_lock(&wg->mutex);
     while (dp_packet_batch_size(batch) < NETDEV_MAX_BURST
-           && (pkt = netdev_wg_ring_pop(&q->to_bridge))) {
-        dp_packet_batch_add(batch, pkt);
+           && (pkt = netdev_wg_ring_peek(&q->to_bridge))
+           && (dp_packet_batch_is_empty(batch)
+               || pkt_pool_same_source(batch->packets[0], pkt))) {
+        dp_packet_batch_add(batch, netdev_wg_ring_pop(&q->to_bridge));
     }
     ovs_mutex_unlock(&wg->mutex);
     return dp_packet_batch_is_empty(batch) ? EAGAIN : 0;

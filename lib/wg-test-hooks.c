@@ -32,6 +32,7 @@ VLOG_DEFINE_THIS_MODULE(wg_test_hooks);
 
 #define WG_TEST_BREAK_AEAD_ENV "OVS_WIREGUARD_TEST_BREAK_AEAD"
 #define WG_TEST_REKEY_ENV "OVS_WIREGUARD_TEST_REKEY_AFTER_MESSAGES"
+#define WG_TEST_RX_POOL_ENV "OVS_WIREGUARD_TEST_RX_POOL_MBUFS"
 
 static struct {
     bool armed;
@@ -39,6 +40,7 @@ static struct {
     unsigned int skip;          /* Calls of 'fault' still to pass. */
     bool aead_broken;
     unsigned long long int rekey_after;
+    unsigned long long int rx_pool_mbufs;
 } wg_test;
 
 bool
@@ -88,30 +90,41 @@ wg_test_fault_name(enum wg_test_fault fault)
     return fault < WG_TEST_N_FAULTS ? names[fault] : "?";
 }
 
-static void
-wg_test_read_rekey_env(const char *value)
+/* Reads the positive number in environment variable 'name' into '*n'.
+ * Returns true if it did. */
+static bool
+wg_test_read_count_env(const char *name, unsigned long long int *n)
 {
-    unsigned long long int n;
+    const char *value = getenv(name);
 
     if (!value) {
-        return;
-    } else if (str_to_ullong(value, 10, &n) && n > 0) {
-        wg_test.rekey_after = n;
-        VLOG_WARN("%s=%llu: test hook, sessions rekey after %llu messages",
-                  WG_TEST_REKEY_ENV, n, n);
-    } else {
-        VLOG_WARN("%s=%s: not a positive number, ignored",
-                  WG_TEST_REKEY_ENV, value);
+        return false;
+    } else if (str_to_ullong(value, 10, n) && *n > 0) {
+        return true;
     }
+    *n = 0;
+    VLOG_WARN("%s=%s: not a positive number, ignored", name, value);
+    return false;
 }
 
 void
 wg_test_hooks_read_env(void)
 {
+    unsigned long long int *n;
+
     if (getenv(WG_TEST_BREAK_AEAD_ENV)) {
         wg_test_break_aead();
     }
-    wg_test_read_rekey_env(getenv(WG_TEST_REKEY_ENV));
+    n = &wg_test.rekey_after;
+    if (wg_test_read_count_env(WG_TEST_REKEY_ENV, n)) {
+        VLOG_WARN("%s=%llu: test hook, sessions rekey after %llu messages",
+                  WG_TEST_REKEY_ENV, *n, *n);
+    }
+    n = &wg_test.rx_pool_mbufs;
+    if (wg_test_read_count_env(WG_TEST_RX_POOL_ENV, n)) {
+        VLOG_WARN("%s=%llu: test hook, receive pools of at most %llu mbufs",
+                  WG_TEST_RX_POOL_ENV, *n, *n);
+    }
 }
 
 /* From now on the data-path AEAD behaves like the defect fixed in November
@@ -135,4 +148,10 @@ unsigned long long int
 wg_test_rekey_after(void)
 {
     return wg_test.rekey_after;
+}
+
+unsigned long long int
+wg_test_rx_pool_mbufs(void)
+{
+    return wg_test.rx_pool_mbufs;
 }

@@ -39,7 +39,9 @@
  *     reads OVS_WIREGUARD_TEST_BREAK_AEAD (the data-path AEAD copies
  *     instead of encrypting, for the start-up self-test's test) and
  *     OVS_WIREGUARD_TEST_REKEY_AFTER_MESSAGES=N (sessions rekey after N
- *     messages), and logs a warning for each.
+ *     messages) and OVS_WIREGUARD_TEST_RX_POOL_MBUFS=N (pkt-pool.h's DPDK
+ *     pools have at most N mbufs each, so that tests can empty them), and
+ *     logs a warning for each.
  *
  * Not thread-safe: meant for single-threaded tests and start-up. */
 
@@ -64,6 +66,7 @@ void wg_test_hooks_read_env(void);
 bool wg_test_aead_broken(void);
 void wg_test_break_aead(void);
 unsigned long long int wg_test_rekey_after(void);
+unsigned long long int wg_test_rx_pool_mbufs(void);
 #else
 static inline bool
 wg_test_fault(enum wg_test_fault fault)
@@ -85,6 +88,12 @@ wg_test_aead_broken(void)
 
 static inline unsigned long long int
 wg_test_rekey_after(void)
+{
+    return 0;
+}
+
+static inline unsigned long long int
+wg_test_rx_pool_mbufs(void)
 {
     return 0;
 }

@@ -25,7 +25,9 @@
 # Variables: WG_DPDK_BUILDDIR (this project's DPDK build), WGT_DPDK_MEM
 # (MB of hugepage memory for the host, default 256), WGT_DPDK_LCORE_MASK
 # (the main thread's cores, default 0x1) and WGT_DPDK_PMD_MASK (the PMD
-# threads' cores, default 0x2: one PMD on core 1).
+# threads' cores, default 0x2: one PMD on core 1); WGT_DPDK_VSWITCHD, if
+# set, is the daemon to run instead (the DPDK build's test daemon
+# tests/hooked/ovs-vswitchd, for a test hook).
 
 : "${WGT_DPDK_MEM:=256}"
 : "${WGT_DPDK_LCORE_MASK:=0x1}"
@@ -58,7 +60,7 @@ wgt_dpdk_host_up() {
     local n=$1
     shift
     wgt_dpdk_hugepages $WGT_DPDK_MEM || return 1
-    eval WGT_VSWITCHD_H$n='$WG_DPDK_BUILDDIR/vswitchd/ovs-vswitchd'
+    eval WGT_VSWITCHD_H$n='${WGT_DPDK_VSWITCHD:-$WG_DPDK_BUILDDIR/vswitchd/ovs-vswitchd}'
     wgt_host_up $n dpdk-init=true dpdk-socket-mem=$WGT_DPDK_MEM \
         "dpdk-extra=\"--no-pci --file-prefix=$WGT_PREFIX-h$n\"" \
         dpdk-lcore-mask=$WGT_DPDK_LCORE_MASK \
