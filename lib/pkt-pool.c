@@ -72,6 +72,15 @@ pkt_pool_init_mbuf(struct rte_mempool *mp OVS_UNUSED, void *aux OVS_UNUSED,
     dp_packet_init_dpdk(obj);
 }
 
+/* The DPDK memory the objects of 'mp' take, in kB. */
+static size_t
+pkt_pool_kb(const struct rte_mempool *mp)
+{
+    size_t obj = mp->header_size + mp->elt_size + mp->trailer_size;
+
+    return obj * mp->size / 1024;
+}
+
 /* Makes the mempool of 'p' with as many of its mbufs as DPDK has memory
  * for, halving down to PKT_POOL_MIN_MBUFS (a test build may ask for fewer:
  * wg-test-hooks.h). */
@@ -92,7 +101,8 @@ pkt_pool_make(struct pkt_pool *p)
             rte_mempool_obj_iter(p->mp, pkt_pool_init_mbuf, NULL);
             p->n_made = n;
             VLOG_INFO("%s: %u mbufs of %"PRIuSIZE" bytes for received "
-                      "packets", p->name, n, p->room);
+                      "packets, %zu kB of DPDK memory", p->name, n, p->room,
+                      pkt_pool_kb(p->mp));
             return;
         }
         if (rte_errno != ENOMEM) {
@@ -176,8 +186,9 @@ pkt_pool_describe(struct ds *out)
 
         ds_put_format(out, "%s%s: ", i ? ", " : "", p->name);
         if (p->mp) {
-            ds_put_format(out, "%u of %u mbufs free", rte_mempool_avail_count(
-                              p->mp), p->n_made);
+            ds_put_format(out, "%u of %u mbufs free (%zu kB)",
+                          rte_mempool_avail_count(p->mp), p->n_made,
+                          pkt_pool_kb(p->mp));
         } else {
             ds_put_cstr(out, "not made (malloc)");
         }
