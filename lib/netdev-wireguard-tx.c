@@ -545,20 +545,27 @@ netdev_wg_tx_frame(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
  * afterwards (netdev_wg_tx_count_late()). */
 struct netdev_wg_tx_late {
     size_t cut_failed;          /* Super-packets that could not be cut... */
-    size_t cut_msgs;            /* ...and their messages, cancelled. */
-    size_t seal_failed;         /* Messages that did not seal. */
+    size_t cut_msgs;            /* ...and their messages, cancelled... */
+    size_t cut_bytes;           /* ...with their inner bytes. */
+    size_t seal_failed;         /* Messages that did not seal... */
+    size_t seal_failed_bytes;   /* ...with their inner bytes. */
     size_t dropped;             /* Messages the socket did not take. */
 };
 
 /* Cancels the 'n' pending messages of 'tx' from 'first' on: each releases
- * its keypair and leaves its slot unused until the flush. */
-static void
+ * its keypair and leaves its slot unused until the flush.  Returns their
+ * inner bytes. */
+static size_t
 netdev_wg_tx_cancel(struct netdev_wg_tx *tx, size_t first, size_t n)
 {
+    size_t bytes = 0;
+
     for (size_t i = first; i < first + n; i++) {
+        bytes += tx->pending[i].sealer.inner_len;
         wg_device_encrypt_cancel(&tx->pending[i].sealer);
         tx->pending[i].slot = NULL;
     }
+    return bytes;
 }
 
 /* Returns true if each begun message of cut 'c' of 'tx' has the length of
@@ -596,7 +603,7 @@ netdev_wg_tx_cut(struct netdev_wg_tx *tx, struct netdev_wg_tx_late *late)
                                 dp_packet_size(c->pkt), c->mss, c->base,
                                 tx->slots.slot_size, c->n_slots, slots)
             || !netdev_wg_cut_fits(tx, c, slots)) {
-            netdev_wg_tx_cancel(tx, c->first, c->n_begun);
+            late->cut_bytes += netdev_wg_tx_cancel(tx, c->first, c->n_begun);
             late->cut_failed++;
             late->cut_msgs += c->n_begun;
         }
@@ -614,6 +621,7 @@ netdev_wg_tx_seal_pending(struct netdev_wg_tx *tx,
     for (size_t i = 0; i < tx->n_pending; i++) {
         struct netdev_wg_pending *p = &tx->pending[i];
         const struct sockaddr *dst = (const struct sockaddr *) &p->dst;
+        size_t inner_len = p->sealer.inner_len;
 
         if (!p->slot) {
             continue;           /* Cancelled by netdev_wg_tx_cut(). */
@@ -622,6 +630,7 @@ netdev_wg_tx_seal_pending(struct netdev_wg_tx *tx,
                                  p->slot, p->len, dst, p->tos);
         } else {
             late->seal_failed++;
+            late->seal_failed_bytes += inner_len;
         }
     }
     tx->n_pending = 0;
@@ -639,12 +648,14 @@ netdev_wg_tx_count_late(struct netdev_wireguard *wg,
     if (late->cut_failed) {
         COVERAGE_ADD(wg_tx_gso_error, late->cut_failed);
         wg->stats.tx_packets -= late->cut_msgs;
+        wg->stats.tx_bytes -= late->cut_bytes;
         wg->stats.tx_errors += late->cut_failed;
         netdev_wg_count_n(wg, NETDEV_WG_TX_GSO_ERROR, late->cut_failed);
     }
     if (failed) {
         COVERAGE_ADD(wg_tx_encrypt_error, failed);
         wg->stats.tx_packets -= failed;
+        wg->stats.tx_bytes -= late->seal_failed_bytes;
         wg->stats.tx_dropped += failed;
         netdev_wg_count_n(wg, NETDEV_WG_TX_CRYPTO_ERROR, failed);
     }
@@ -684,7 +695,7 @@ netdev_wg_tx_send(struct netdev_wireguard *wg, struct netdev_wg_txq *txq,
      * that several threads sending to the port do those at the same
      * time. */
     do {
-        struct netdev_wg_tx_late late = { 0, 0, 0, 0 };
+        struct netdev_wg_tx_late late = { 0, 0, 0, 0, 0, 0 };
 
         ovs_mutex_lock(&wg->mutex);
         netdev_wg_tx_frames(wg, txq, batch, &i);

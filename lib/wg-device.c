@@ -29,6 +29,7 @@
 #include "wg-device-private.h"
 #include "wg-messages.h"
 #include "wg-ratelimiter.h"
+#include "wg-test-hooks.h"
 
 VLOG_DEFINE_THIS_MODULE(wg_device);
 
@@ -789,7 +790,7 @@ wg_device_encrypt_cancel(struct wg_device_sealer *sealer)
 bool
 wg_device_encrypt_finish(struct wg_device_sealer *sealer, uint8_t *msg)
 {
-    bool ok = finish_seal(sealer, msg);
+    bool ok = !wg_test_seal_fails() && finish_seal(sealer, msg);
 
     if (!ok) {
         VLOG_WARN_RL(&rl, "encryption failed");

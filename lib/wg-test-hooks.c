@@ -22,6 +22,7 @@
 #include <stdlib.h>
 
 #include "openvswitch/vlog.h"
+#include "ovs-atomic.h"
 #include "util.h"
 
 #ifndef WG_TEST_HOOKS
@@ -33,6 +34,7 @@ VLOG_DEFINE_THIS_MODULE(wg_test_hooks);
 #define WG_TEST_BREAK_AEAD_ENV "OVS_WIREGUARD_TEST_BREAK_AEAD"
 #define WG_TEST_REKEY_ENV "OVS_WIREGUARD_TEST_REKEY_AFTER_MESSAGES"
 #define WG_TEST_RX_POOL_ENV "OVS_WIREGUARD_TEST_RX_POOL_MBUFS"
+#define WG_TEST_SEAL_FAIL_ENV "OVS_WIREGUARD_TEST_SEAL_FAIL_EVERY"
 
 static struct {
     bool armed;
@@ -41,7 +43,11 @@ static struct {
     bool aead_broken;
     unsigned long long int rekey_after;
     unsigned long long int rx_pool_mbufs;
+    unsigned long long int seal_fail_every;
 } wg_test;
+
+/* Seals finished so far, for 'seal_fail_every' (any thread). */
+static struct atomic_count wg_test_seals = ATOMIC_COUNT_INIT(0);
 
 bool
 wg_test_fault(enum wg_test_fault fault)
@@ -125,6 +131,11 @@ wg_test_hooks_read_env(void)
         VLOG_WARN("%s=%llu: test hook, receive pools of at most %llu mbufs",
                   WG_TEST_RX_POOL_ENV, *n, *n);
     }
+    n = &wg_test.seal_fail_every;
+    if (wg_test_read_count_env(WG_TEST_SEAL_FAIL_ENV, n)) {
+        VLOG_WARN("%s=%llu: test hook, one data message in %llu fails to "
+                  "seal", WG_TEST_SEAL_FAIL_ENV, *n, *n);
+    }
 }
 
 /* From now on the data-path AEAD behaves like the defect fixed in November
@@ -154,4 +165,12 @@ unsigned long long int
 wg_test_rx_pool_mbufs(void)
 {
     return wg_test.rx_pool_mbufs;
+}
+
+bool
+wg_test_seal_fails(void)
+{
+    unsigned long long int every = wg_test.seal_fail_every;
+
+    return every && (atomic_count_inc(&wg_test_seals) + 1) % every == 0;
 }

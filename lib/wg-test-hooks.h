@@ -40,8 +40,11 @@
  *     instead of encrypting, for the start-up self-test's test) and
  *     OVS_WIREGUARD_TEST_REKEY_AFTER_MESSAGES=N (sessions rekey after N
  *     messages) and OVS_WIREGUARD_TEST_RX_POOL_MBUFS=N (pkt-pool.h's DPDK
- *     pools have at most N mbufs each, so that tests can empty them), and
- *     logs a warning for each.
+ *     pools have at most N mbufs each, so that tests can empty them) and
+ *     OVS_WIREGUARD_TEST_SEAL_FAIL_EVERY=N (every Nth data message whose
+ *     sealing was begun, wg_device_encrypt_finish(), fails as a failed
+ *     library call would: wg_test_seal_fails(), thread-safe), and logs a
+ *     warning for each.
  *
  * Not thread-safe: meant for single-threaded tests and start-up. */
 
@@ -67,6 +70,7 @@ bool wg_test_aead_broken(void);
 void wg_test_break_aead(void);
 unsigned long long int wg_test_rekey_after(void);
 unsigned long long int wg_test_rx_pool_mbufs(void);
+bool wg_test_seal_fails(void);
 #else
 static inline bool
 wg_test_fault(enum wg_test_fault fault)
@@ -96,6 +100,12 @@ static inline unsigned long long int
 wg_test_rx_pool_mbufs(void)
 {
     return 0;
+}
+
+static inline bool
+wg_test_seal_fails(void)
+{
+    return false;
 }
 #endif
 
