@@ -57,16 +57,16 @@
  *      and messages the round queued (handshake responses, keepalives)
  *      leave.
  *
- * The packets wait in the queue's 'to_bridge' ring, and the call returns
- * at most NETDEV_MAX_BURST of them, all of one source: their buffers come
- * from pkt-pool (mbufs of DPDK mempools once DPDK runs, else the heap; see
- * pkt-pool.h for why a batch must not mix them).  A queue is polled by
- * one thread at a time and OVS reconfigures it only while nobody polls it,
- * so its buffers need no lock; its ring does, because queue 0's also
- * carries what the port makes itself.  A peer's messages all come to one queue, so its
- * replay window and coalescing see them in order.  Every drop has a
- * coverage counter and a rate-limited log line (the device's own for
- * protocol drops).  Never calls the send path. */
+ * The packets wait in the queue's 'to_bridge' ring, and the call returns at
+ * most NETDEV_MAX_BURST of them, all of one source: their buffers come from
+ * pkt-pool (mbufs of DPDK mempools once DPDK runs, else the heap; see
+ * pkt-pool.h for why a batch must not mix them).  A queue is polled by one
+ * thread at a time and OVS reconfigures it only while nobody polls it, so its
+ * buffers need no lock; its ring does, because queue 0's also carries what the
+ * port makes itself.  A peer's messages all come to one queue, so its replay
+ * window and coalescing see them in order.  Every drop has a coverage counter
+ * and a rate-limited log line (the device's own for protocol drops).  Never
+ * calls the send path. */
 
 VLOG_DEFINE_THIS_MODULE(netdev_wireguard_rx);
 
