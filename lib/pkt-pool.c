@@ -81,31 +81,46 @@ pkt_pool_kb(const struct rte_mempool *mp)
     return obj * mp->size / 1024;
 }
 
+/* Makes the mempool of 'p' with 'n' mbufs, each marked as the dp_packet
+ * it is.  Returns true if it did, else false with rte_errno set. */
+static bool
+pkt_pool_try(struct pkt_pool *p, unsigned int n)
+{
+    /* An mbuf's private area holds the rest of the dp_packet. */
+    uint16_t priv = sizeof(struct dp_packet) - sizeof(struct rte_mbuf);
+    uint16_t data_room = PKT_POOL_HEADROOM + p->room;
+
+    p->mp = rte_pktmbuf_pool_create(p->name, n, MIN(p->cache, n / 4), priv,
+                                    data_room, SOCKET_ID_ANY);
+    if (!p->mp) {
+        return false;
+    } else if (rte_mempool_obj_iter(p->mp, pkt_pool_init_mbuf, NULL) != n) {
+        rte_mempool_free(p->mp);
+        p->mp = NULL;
+        rte_errno = EINVAL;
+        return false;
+    }
+    p->n_made = n;
+    return true;
+}
+
 /* Makes the mempool of 'p' with as many of its mbufs as DPDK has memory
  * for, halving down to PKT_POOL_MIN_MBUFS (a test build may ask for fewer:
  * wg-test-hooks.h). */
 static void
 pkt_pool_make(struct pkt_pool *p)
 {
-    /* An mbuf's private area holds the rest of the dp_packet. */
-    uint16_t priv = sizeof(struct dp_packet) - sizeof(struct rte_mbuf);
-    uint16_t data_room = PKT_POOL_HEADROOM + p->room;
     unsigned long long int cap = wg_test_rx_pool_mbufs();
     unsigned int n = cap && cap < p->n_mbufs ? cap : p->n_mbufs;
     unsigned int min = MIN(n, PKT_POOL_MIN_MBUFS);
 
     for (; n >= min; n /= 2) {
-        p->mp = rte_pktmbuf_pool_create(p->name, n, MIN(p->cache, n / 4),
-                                        priv, data_room, SOCKET_ID_ANY);
-        if (p->mp) {
-            rte_mempool_obj_iter(p->mp, pkt_pool_init_mbuf, NULL);
-            p->n_made = n;
+        if (pkt_pool_try(p, n)) {
             VLOG_INFO("%s: %u mbufs of %"PRIuSIZE" bytes for received "
                       "packets, %zu kB of DPDK memory", p->name, n, p->room,
                       pkt_pool_kb(p->mp));
             return;
-        }
-        if (rte_errno != ENOMEM) {
+        } else if (rte_errno != ENOMEM) {
             break;
         }
     }
