@@ -407,7 +407,10 @@ extern struct ovs_list netdev_wg_list OVS_GUARDED_BY(netdev_wg_list_mutex);
  * keypair), then to end them (the replay window, timers, cryptokey routing)
  * and to hand packets to the bridge, but not to read the socket, to decrypt
  * (wg_device_decrypt_finish()) or to coalesce: the queues of one port, polled
- * by several PMD threads, decrypt in parallel.  One peer's messages all come
+ * by several PMD threads, decrypt in parallel.  Each round takes its packets
+ * for the bridge from pkt-pool, whose DPDK mempools any thread may take from
+ * and the datapath gives back to from any thread (multi-producer,
+ * multi-consumer), or from the heap.  One peer's messages all come
  * to one queue (steering by receiver index), so one tunnel's receive work
  * still uses one core.
  *
