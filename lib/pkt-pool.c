@@ -16,8 +16,6 @@
 
 #include <config.h>
 
-#include <stdint.h>
-
 #include "pkt-pool.h"
 
 #include "dp-packet.h"
