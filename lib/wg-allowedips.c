@@ -24,6 +24,7 @@
 #include "hash.h"
 #include "openvswitch/hmap.h"
 #include "openvswitch/list.h"
+#include "ovs-rcu.h"
 #include "util.h"
 
 /* A path-compressed binary trie per address family.
@@ -40,13 +41,26 @@
  * listing one peer's prefixes costs in proportion to that peer's prefixes,
  * not to the whole table: with thousands of peers, removing them one by
  * one (as "replace_peers" and "replace_allowed_ips" in the UAPI do) would
- * otherwise be quadratic. */
+ * otherwise be quadratic.
+ *
+ * Readers and the writer.  A lookup may run on any thread at the same time
+ * as one writer (the caller serializes writers), under OVS RCU: a node's
+ * key and length never change once it is in the trie, its children and its
+ * peer are RCU pointers, a new node is complete before a slot points to it,
+ * and a node taken out is freed only after a grace period.  A removed
+ * peer's pointer may be returned by a lookup that began before the removal,
+ * so the caller keeps its peers for a grace period too. */
 
 #define WG_AIP_MAX_BYTES 16
 
+/* Where a node hangs: a root or a child pointer. */
+struct wg_aip_slot {
+    OVSRCU_TYPE(struct wg_aip_node *) node;
+};
+
 struct wg_aip_node {
-    struct wg_aip_node *child[2];
-    void *peer;                 /* NULL for a branching node. */
+    struct wg_aip_slot child[2];
+    OVSRCU_TYPE(void *) peer;   /* NULL for a branching node. */
     struct ovs_list peer_node;  /* In 'nodes' of the peer's wg_aip_peer. */
     uint8_t plen;
     uint8_t family;             /* AF_INET or AF_INET6. */
@@ -62,8 +76,8 @@ struct wg_aip_peer {
 };
 
 struct wg_allowedips {
-    struct wg_aip_node *root4;
-    struct wg_aip_node *root6;
+    struct wg_aip_slot root4;
+    struct wg_aip_slot root6;
     struct hmap peers;          /* Contains struct wg_aip_peer. */
     size_t count;               /* Prefixes (nodes with a peer). */
     size_t n_nodes;             /* All nodes. */
@@ -71,7 +85,7 @@ struct wg_allowedips {
 
 /* Returns the root slot and the address length in bits for 'family', or
  * NULL for an unknown family. */
-static struct wg_aip_node **
+static struct wg_aip_slot *
 wg_aip_root(struct wg_allowedips *t, int family, unsigned int *bits)
 {
     if (family == AF_INET) {
@@ -82,6 +96,27 @@ wg_aip_root(struct wg_allowedips *t, int family, unsigned int *bits)
         return &t->root6;
     }
     return NULL;
+}
+
+/* The writer's view of what 'slot' points to. */
+static struct wg_aip_node *
+wg_aip_get(const struct wg_aip_slot *slot)
+{
+    return ovsrcu_get_protected(struct wg_aip_node *, &slot->node);
+}
+
+/* Makes 'slot' point to 'n', which readers may reach from then on. */
+static void
+wg_aip_set(struct wg_aip_slot *slot, struct wg_aip_node *n)
+{
+    ovsrcu_set(&slot->node, n);
+}
+
+/* The writer's view of the peer of 'n'. */
+static void *
+wg_aip_owner(const struct wg_aip_node *n)
+{
+    return ovsrcu_get_protected(void *, &n->peer);
 }
 
 /* Returns bit number 'i' (0 is the most significant) of 'addr'. */
@@ -157,21 +192,29 @@ wg_aip_attach(struct wg_allowedips *t, struct wg_aip_node *n, void *peer)
     }
     ovs_list_push_back(&p->nodes, &n->peer_node);
     p->n++;
-    n->peer = peer;
+    ovsrcu_set(&n->peer, peer);
+}
+
+/* Takes 'n', which has a peer, off the list of that peer's prefixes; its
+ * peer pointer stays as it is for readers. */
+static void
+wg_aip_unlist(struct wg_allowedips *t, struct wg_aip_node *n)
+{
+    struct wg_aip_peer *p = wg_aip_peer_find(t, wg_aip_owner(n));
+
+    ovs_list_remove(&n->peer_node);
+    if (!--p->n) {
+        hmap_remove(&t->peers, &p->hmap_node);
+        free(p);
+    }
 }
 
 /* Makes 'n', which has a peer, a branching node. */
 static void
 wg_aip_detach(struct wg_allowedips *t, struct wg_aip_node *n)
 {
-    struct wg_aip_peer *p = wg_aip_peer_find(t, n->peer);
-
-    ovs_list_remove(&n->peer_node);
-    n->peer = NULL;
-    if (!--p->n) {
-        hmap_remove(&t->peers, &p->hmap_node);
-        free(p);
-    }
+    wg_aip_unlist(t, n);
+    ovsrcu_set(&n->peer, NULL);
 }
 
 static struct wg_aip_node *
@@ -181,6 +224,9 @@ wg_aip_node_create(struct wg_allowedips *t, int family, const uint8_t *addr,
     struct wg_aip_node *n = xzalloc(sizeof *n);
 
     t->n_nodes++;
+    ovsrcu_init(&n->child[0].node, NULL);
+    ovsrcu_init(&n->child[1].node, NULL);
+    ovsrcu_init(&n->peer, NULL);
     wg_aip_mask(n->key, addr, plen);
     n->plen = plen;
     n->family = family;
@@ -192,27 +238,29 @@ wg_aip_node_create(struct wg_allowedips *t, int family, const uint8_t *addr,
 
 /* Returns what should replace 'n' in its parent once 'n' may have become a
  * branching node with fewer than two children: 'n' itself, its only child,
- * or NULL. */
+ * or NULL.  A node replaced is freed after a grace period: readers may
+ * still be on it, and its children stay as they were. */
 static struct wg_aip_node *
 wg_aip_compact(struct wg_allowedips *t, struct wg_aip_node *n)
 {
-    struct wg_aip_node *child;
+    struct wg_aip_node *c0 = wg_aip_get(&n->child[0]);
+    struct wg_aip_node *c1 = wg_aip_get(&n->child[1]);
 
-    if (n->peer || (n->child[0] && n->child[1])) {
+    if (wg_aip_owner(n) || (c0 && c1)) {
         return n;
     }
-    child = n->child[0] ? n->child[0] : n->child[1];
-    free(n);
+    ovsrcu_postpone(free, n);
     t->n_nodes--;
-    return child;
+    return c0 ? c0 : c1;
 }
 
+/* Frees the subtree at 'n' at once: only when no reader is left. */
 static void
 wg_aip_free_tree(struct wg_aip_node *n)
 {
     if (n) {
-        wg_aip_free_tree(n->child[0]);
-        wg_aip_free_tree(n->child[1]);
+        wg_aip_free_tree(wg_aip_get(&n->child[0]));
+        wg_aip_free_tree(wg_aip_get(&n->child[1]));
         free(n);
     }
 }
@@ -232,8 +280,8 @@ wg_allowedips_destroy(struct wg_allowedips *t)
     if (t) {
         struct wg_aip_peer *p;
 
-        wg_aip_free_tree(t->root4);
-        wg_aip_free_tree(t->root6);
+        wg_aip_free_tree(wg_aip_get(&t->root4));
+        wg_aip_free_tree(wg_aip_get(&t->root6));
         HMAP_FOR_EACH_POP (p, hmap_node, &t->peers) {
             free(p);
         }
@@ -244,7 +292,7 @@ wg_allowedips_destroy(struct wg_allowedips *t)
 
 /* Inserts 'key'/'plen' (already masked) below 'slot'. */
 static void
-wg_aip_insert__(struct wg_allowedips *t, struct wg_aip_node **slot,
+wg_aip_insert__(struct wg_allowedips *t, struct wg_aip_slot *slot,
                 int family, const uint8_t *key, unsigned int plen,
                 void *peer)
 {
@@ -252,14 +300,15 @@ wg_aip_insert__(struct wg_allowedips *t, struct wg_aip_node **slot,
     unsigned int common;
 
     /* Go down while the node's prefix is a proper prefix of the new one. */
-    while ((n = *slot) != NULL) {
+    while ((n = wg_aip_get(slot)) != NULL) {
         common = wg_aip_common_bits(key, n->key, MIN(plen, n->plen));
         if (common < n->plen) {
             break;
         } else if (n->plen == plen) {
-            if (n->peer != peer) {
-                if (n->peer) {
-                    wg_aip_detach(t, n);
+            if (wg_aip_owner(n) != peer) {
+                /* A reader sees the old peer or the new, never none. */
+                if (wg_aip_owner(n)) {
+                    wg_aip_unlist(t, n);
                 } else {
                     t->count++;
                 }
@@ -272,22 +321,22 @@ wg_aip_insert__(struct wg_allowedips *t, struct wg_aip_node **slot,
 
     t->count++;
     if (!n) {
-        *slot = wg_aip_node_create(t, family, key, plen, peer);
+        wg_aip_set(slot, wg_aip_node_create(t, family, key, plen, peer));
         return;
     }
 
     /* 'n' diverges from the new prefix after 'common' bits: a node for the
      * common part takes its place, with 'n' (and the new prefix, unless that
-     * is the common part itself) below it. */
+     * is the common part itself) below it, complete before readers see
+     * it. */
     up = wg_aip_node_create(t, family, key, common,
                             common == plen ? peer : NULL);
-    up->child[wg_aip_bit(n->key, common)] = n;
+    wg_aip_set(&up->child[wg_aip_bit(n->key, common)], n);
     if (common < plen) {
-        up->child[wg_aip_bit(key, common)] = wg_aip_node_create(t, family,
-                                                                 key, plen,
-                                                                 peer);
+        wg_aip_set(&up->child[wg_aip_bit(key, common)],
+                   wg_aip_node_create(t, family, key, plen, peer));
     }
-    *slot = up;
+    wg_aip_set(slot, up);
 }
 
 int
@@ -295,7 +344,7 @@ wg_allowedips_insert(struct wg_allowedips *t, int family, const void *addr,
                      unsigned int prefix_len, void *peer)
 {
     uint8_t key[WG_AIP_MAX_BYTES];
-    struct wg_aip_node **root;
+    struct wg_aip_slot *root;
     unsigned int bits;
 
     root = wg_aip_root(t, family, &bits);
@@ -310,10 +359,10 @@ wg_allowedips_insert(struct wg_allowedips *t, int family, const void *addr,
 /* Removes 'key'/'plen' (already masked) from the subtree at 'slot' if it
  * belongs to 'peer', compacting the nodes on the way back up. */
 static int
-wg_aip_remove__(struct wg_allowedips *t, struct wg_aip_node **slot,
+wg_aip_remove__(struct wg_allowedips *t, struct wg_aip_slot *slot,
                 const uint8_t *key, unsigned int plen, const void *peer)
 {
-    struct wg_aip_node *n = *slot;
+    struct wg_aip_node *n = wg_aip_get(slot), *up;
     int error;
 
     if (!n || n->plen > plen || !wg_aip_contains(n, key)) {
@@ -325,13 +374,16 @@ wg_aip_remove__(struct wg_allowedips *t, struct wg_aip_node **slot,
         if (error) {
             return error;
         }
-    } else if (!n->peer || n->peer != peer) {
+    } else if (!wg_aip_owner(n) || wg_aip_owner(n) != peer) {
         return ENOENT;
     } else {
         wg_aip_detach(t, n);
         t->count--;
     }
-    *slot = wg_aip_compact(t, n);
+    up = wg_aip_compact(t, n);
+    if (up != n) {
+        wg_aip_set(slot, up);
+    }
     return 0;
 }
 
@@ -346,7 +398,7 @@ wg_allowedips_remove_peer(struct wg_allowedips *t, const void *peer)
                                              struct wg_aip_node, peer_node);
         uint8_t key[WG_AIP_MAX_BYTES];
         unsigned int plen = n->plen;
-        struct wg_aip_node **root;
+        struct wg_aip_slot *root;
         unsigned int bits;
         int error;
 
@@ -367,22 +419,25 @@ wg_allowedips_lookup(const struct wg_allowedips *t, int family,
     void *best = NULL;
 
     if (family == AF_INET) {
-        n = t->root4;
+        n = ovsrcu_get(struct wg_aip_node *, &t->root4.node);
         bits = 32;
     } else if (family == AF_INET6) {
-        n = t->root6;
+        n = ovsrcu_get(struct wg_aip_node *, &t->root6.node);
         bits = 128;
     } else {
         return NULL;
     }
     while (n && wg_aip_contains(n, addr)) {
-        if (n->peer) {
-            best = n->peer;
+        void *peer = ovsrcu_get(void *, &n->peer);
+
+        if (peer) {
+            best = peer;
         }
         if (n->plen >= bits) {
             break;
         }
-        n = n->child[wg_aip_bit(addr, n->plen)];
+        n = ovsrcu_get(struct wg_aip_node *,
+                       &n->child[wg_aip_bit(addr, n->plen)].node);
     }
     return best;
 }
@@ -452,7 +507,7 @@ wg_allowedips_remove_for_test(struct wg_allowedips *t, int family,
                               const void *peer)
 {
     uint8_t key[WG_AIP_MAX_BYTES];
-    struct wg_aip_node **root;
+    struct wg_aip_slot *root;
     unsigned int bits;
 
     root = wg_aip_root(t, family, &bits);

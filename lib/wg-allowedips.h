@@ -19,7 +19,11 @@
 
 /* Cryptokey routing table: a longest-prefix-match trie per address family
  * mapping IP prefixes to peers.  Peers are opaque pointers here, so the
- * table is testable on its own.  Not thread-safe: the caller serializes. */
+ * table is testable on its own.  The caller serializes the functions that
+ * change the table; wg_allowedips_lookup() may run on any thread at the
+ * same time as them, under OVS RCU (ovs-rcu.h): the nodes it may be on are
+ * freed only after a grace period, and a peer it returns may have just
+ * been removed, so the caller keeps removed peers for a grace period. */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -30,7 +34,8 @@ struct wg_allowedips;
 /* Creates an empty table. */
 struct wg_allowedips *wg_allowedips_create(void);
 
-/* Frees 't' and all its entries (NULL is allowed). */
+/* Frees 't' and all its entries (NULL is allowed), at once: no lookup may
+ * run any more. */
 void wg_allowedips_destroy(struct wg_allowedips *t);
 
 /* Inserts prefix 'addr'/'prefix_len' for 'peer'.  'family' is AF_INET

@@ -292,7 +292,8 @@ initiator_session_ready(struct wg_device *dev, struct wg_peer *peer,
                         struct wg_noise_keypair *kp)
 {
     wg_device_session_ready(dev, peer);
-    if (peer->keypairs.current == kp && !kp->send_counter) {
+    if (wg_noise_keypairs_current(&peer->keypairs) == kp
+        && !wg_noise_keypair_send_counter(kp)) {
         wg_device_peer_send_keepalive(dev, peer);
     }
 }
@@ -393,7 +394,7 @@ data_authenticated(struct wg_device *dev, struct wg_peer *peer,
     }
 
     /* An initiator rekeys before the keypair gets too old to receive. */
-    current = peer->keypairs.current;
+    current = wg_noise_keypairs_current(&peer->keypairs);
     if (current && current->i_am_initiator
         && !peer->timers.sent_lastminute_handshake
         && now - current->birth_ms >= WG_REKEY_ON_RECEIVE_AFTER_TIME_MS) {
@@ -432,7 +433,9 @@ handshake_for_forgotten_session(struct wg_device *dev,
     struct wg_peer *peer = wg_peer_endpoint_lookup(&dev->endpoints, src,
                                                    src_len);
 
-    if (peer && !wg_noise_keypair_can_send(peer->keypairs.current, now)
+    if (peer
+        && !wg_noise_keypair_can_send(
+            wg_noise_keypairs_current(&peer->keypairs), now)
         && !wg_timers_handshake_in_flight(&peer->timers)
         && wg_timers_initiation_allowed(&peer->timers, now)
         && !wg_device_is_under_load(dev)

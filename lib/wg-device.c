@@ -518,8 +518,8 @@ bool
 wg_device_peer_has_session(const struct wg_device *dev,
                            const struct wg_peer *peer)
 {
-    return wg_noise_keypair_can_send(peer->keypairs.current,
-                                     wg_device_now(dev));
+    return wg_noise_keypair_can_send(
+        wg_noise_keypairs_current(&peer->keypairs), wg_device_now(dev));
 }
 
 /* Transmit. */
@@ -639,7 +639,7 @@ static void
 keep_key_fresh_send(struct wg_device *dev, struct wg_peer *peer,
                     const struct wg_noise_keypair *kp, long long int now)
 {
-    if (kp->send_counter > dev->rekey_after_messages
+    if (wg_noise_keypair_send_counter(kp) > dev->rekey_after_messages
         || (kp->i_am_initiator
             && now - kp->birth_ms >= WG_REKEY_AFTER_TIME_MS)) {
         wg_device_send_initiation(dev, peer, false);
@@ -648,21 +648,26 @@ keep_key_fresh_send(struct wg_device *dev, struct wg_peer *peer,
 
 /* Writes the header of a data message with the next counter of 'kp';
  * '*sealer' is what finish_seal() needs to seal the inner packet 'inner'
- * of 'inner_len' bytes, padded to 'padded', into it. */
-static void
+ * of 'inner_len' bytes, padded to 'padded', into it.  Returns false if
+ * 'kp' has no counter left (another sender may have taken the last one
+ * since the caller checked). */
+static bool
 begin_seal(struct wg_noise_keypair *kp, uint8_t *msg, const uint8_t *inner,
            size_t inner_len, size_t padded, struct wg_device_sealer *sealer)
 {
     struct wg_msg_data *hdr = (struct wg_msg_data *) msg;
 
     sealer->kp = kp;
-    sealer->counter = kp->send_counter++;
+    if (!wg_noise_keypair_take_counter(kp, &sealer->counter)) {
+        return false;
+    }
     sealer->inner = inner;
     sealer->inner_len = inner_len;
     sealer->padded = padded;
     hdr->type = htole32(WG_MSG_DATA);
     hdr->receiver = htole32(kp->remote_index);
     hdr->counter = htole64(sealer->counter);
+    return true;
 }
 
 /* Seals the inner packet, with its padding, into 'msg' (in place if it is
@@ -674,18 +679,6 @@ finish_seal(const struct wg_device_sealer *sealer, uint8_t *msg)
                                msg + WG_DEVICE_HEADROOM, sealer->inner,
                                sealer->inner_len,
                                sealer->padded - sealer->inner_len);
-}
-
-/* Header, then the inner packet 'inner' with its padding to 'padded' bytes
- * sealed with the next counter of 'kp'. */
-static bool
-seal_data(struct wg_noise_keypair *kp, uint8_t *msg, const uint8_t *inner,
-          size_t inner_len, size_t padded)
-{
-    struct wg_device_sealer sealer;
-
-    begin_seal(kp, msg, inner, inner_len, padded, &sealer);
-    return finish_seal(&sealer, msg);
 }
 
 /* After a message of 'total' bytes ('inner_len' of them inner packet) went
@@ -713,7 +706,7 @@ encrypt_check(struct wg_device *dev, struct wg_peer *peer, size_t inner_len,
               size_t msg_size, long long int now,
               struct wg_noise_keypair **kpp)
 {
-    struct wg_noise_keypair *kp = peer->keypairs.current;
+    struct wg_noise_keypair *kp = wg_noise_keypairs_current(&peer->keypairs);
     size_t total;
 
     if (!peer->endpoint_len) {
@@ -737,6 +730,7 @@ wg_device_encrypt_from(struct wg_device *dev, struct wg_peer *peer,
                        const uint8_t *inner, size_t inner_len)
 {
     long long int now = wg_device_now(dev);
+    struct wg_device_sealer sealer;
     struct wg_noise_keypair *kp;
     int total;
 
@@ -744,7 +738,10 @@ wg_device_encrypt_from(struct wg_device *dev, struct wg_peer *peer,
     if (total < 0) {
         return total;
     }
-    if (!seal_data(kp, msg, inner, inner_len, padded_len(dev, inner_len))) {
+    if (!begin_seal(kp, msg, inner, inner_len, padded_len(dev, inner_len),
+                    &sealer)) {
+        return WG_DEVICE_TX_NO_SESSION;
+    } else if (!finish_seal(&sealer, msg)) {
         VLOG_WARN_RL(&rl, "encryption failed");
         return WG_DEVICE_TX_CRYPTO_ERROR;
     }
@@ -774,7 +771,10 @@ wg_device_encrypt_begin(struct wg_device *dev, struct wg_peer *peer,
     if (total < 0) {
         return total;
     }
-    begin_seal(kp, msg, inner, inner_len, padded_len(dev, inner_len), sealer);
+    if (!begin_seal(kp, msg, inner, inner_len, padded_len(dev, inner_len),
+                    sealer)) {
+        return WG_DEVICE_TX_NO_SESSION;
+    }
     wg_noise_keypair_ref(kp);
     note_data_sent(dev, peer, kp, inner_len, total, now);
     return total;

@@ -589,15 +589,68 @@ wg_noise_keypair_ref(struct wg_noise_keypair *kp)
     ovs_refcount_ref(&kp->ref);
 }
 
+bool
+wg_noise_keypair_try_ref(struct wg_noise_keypair *kp)
+{
+    return ovs_refcount_try_ref_rcu(&kp->ref);
+}
+
+/* Wipes and frees 'kp', a grace period after its last reference went:
+ * a thread that read it under RCU may still be looking at it until then. */
+static void
+keypair_free(struct wg_noise_keypair *kp)
+{
+    wg_aead_key_destroy(kp->send_key);
+    wg_aead_key_destroy(kp->recv_key);
+    wg_crypto_wipe(kp, sizeof *kp);
+    free(kp);
+}
+
 void
 wg_noise_keypair_unref(struct wg_noise_keypair *kp)
 {
     if (kp && ovs_refcount_unref(&kp->ref) == 1) {
-        wg_aead_key_destroy(kp->send_key);
-        wg_aead_key_destroy(kp->recv_key);
-        wg_crypto_wipe(kp, sizeof *kp);
-        free(kp);
+        ovsrcu_postpone(keypair_free, kp);
     }
+}
+
+struct wg_noise_keypair *
+wg_noise_keypairs_current(const struct wg_noise_keypairs *kps)
+{
+    return ovsrcu_get(struct wg_noise_keypair *, &kps->current);
+}
+
+bool
+wg_noise_keypair_take_counter(struct wg_noise_keypair *kp,
+                              uint64_t *counter)
+{
+    /* Compare-and-swap, not an add: senders that keep trying past the
+     * limit must never wrap the counter around to nonces already used. */
+    atomic_read_relaxed(&kp->send_counter, counter);
+    do {
+        if (*counter >= WG_REJECT_AFTER_MESSAGES) {
+            return false;
+        }
+    } while (!atomic_compare_exchange_weak_relaxed(&kp->send_counter,
+                                                   counter, *counter + 1));
+    return true;
+}
+
+uint64_t
+wg_noise_keypair_send_counter(const struct wg_noise_keypair *kp)
+{
+    uint64_t counter;
+
+    atomic_read_relaxed(&CONST_CAST(struct wg_noise_keypair *,
+                                    kp)->send_counter, &counter);
+    return counter;
+}
+
+/* Makes 'kp' the keypair that senders use from now on. */
+static void
+set_current(struct wg_noise_keypairs *kps, struct wg_noise_keypair *kp)
+{
+    ovsrcu_set(&kps->current, kp);
 }
 
 /* Takes 'kp' out of 'kps' (its index is free at once) and drops its
@@ -628,6 +681,7 @@ derive_keypair(const struct wg_noise_handshake *hs, bool initiator,
     }
     kp = xzalloc(sizeof *kp);
     ovs_refcount_init(&kp->ref);
+    atomic_init(&kp->send_counter, 0);
     kp->send_key = wg_aead_key_create(initiator ? t1 : t2);
     kp->recv_key = wg_aead_key_create(initiator ? t2 : t1);
     wg_crypto_wipe(t1, sizeof t1);
@@ -652,16 +706,17 @@ install_as_initiator(struct wg_noise_keypairs *kps,
                      struct wg_noise_keypair *kp)
 {
     struct wg_noise_keypair *old_previous = kps->previous;
+    struct wg_noise_keypair *old_current = wg_noise_keypairs_current(kps);
 
+    set_current(kps, kp);
     if (kps->next) {
         kps->previous = kps->next;
         kps->next = NULL;
-        keypair_destroy(kps, kps->current);
+        keypair_destroy(kps, old_current);
     } else {
-        kps->previous = kps->current;
+        kps->previous = old_current;
     }
     keypair_destroy(kps, old_previous);
-    kps->current = kp;
 }
 
 /* The responder must wait for confirmation: the new keypair becomes next,
@@ -712,8 +767,8 @@ wg_noise_keypairs_confirm(struct wg_noise_keypairs *kps,
         return false;
     }
     keypair_destroy(kps, kps->previous);
-    kps->previous = kps->current;
-    kps->current = kp;
+    kps->previous = wg_noise_keypairs_current(kps);
+    set_current(kps, kp);
     kps->next = NULL;
     return true;
 }
@@ -722,7 +777,7 @@ struct wg_noise_keypair *
 wg_noise_keypairs_find(const struct wg_noise_keypairs *kps, uint32_t index)
 {
     struct wg_noise_keypair *candidates[3] = {
-        kps->current, kps->previous, kps->next
+        wg_noise_keypairs_current(kps), kps->previous, kps->next
     };
 
     for (size_t i = 0; i < ARRAY_SIZE(candidates); i++) {
@@ -736,10 +791,13 @@ wg_noise_keypairs_find(const struct wg_noise_keypairs *kps, uint32_t index)
 void
 wg_noise_keypairs_clear(struct wg_noise_keypairs *kps)
 {
-    keypair_destroy(kps, kps->current);
+    struct wg_noise_keypair *current = wg_noise_keypairs_current(kps);
+
+    set_current(kps, NULL);
+    keypair_destroy(kps, current);
     keypair_destroy(kps, kps->previous);
     keypair_destroy(kps, kps->next);
-    kps->current = kps->previous = kps->next = NULL;
+    kps->previous = kps->next = NULL;
 }
 
 bool
@@ -748,7 +806,8 @@ wg_noise_keypair_can_send(const struct wg_noise_keypair *kp,
 {
     return (kp && kp->send_valid
             && now_ms - kp->birth_ms < WG_REJECT_AFTER_TIME_MS
-            && kp->send_counter < WG_REJECT_AFTER_MESSAGES);
+            && (wg_noise_keypair_send_counter(kp)
+                < WG_REJECT_AFTER_MESSAGES));
 }
 
 bool

@@ -31,6 +31,7 @@
 #include <stdint.h>
 #include <time.h>
 #include "ovs-atomic.h"
+#include "ovs-rcu.h"
 #include "wg-crypto.h"
 #include "wg-messages.h"
 #include "wg-replay.h"
@@ -70,13 +71,16 @@ struct wg_noise_handshake {
 
 /* One transport session.  Its peer's struct wg_noise_keypairs holds one
  * reference; a sender sealing outside the device's lock holds another
- * (wg_noise_keypair_ref()), so that the keys are wiped and freed when the
- * last one is dropped. */
+ * (wg_noise_keypair_ref(), or wg_noise_keypair_try_ref() for a keypair
+ * found under RCU), so that the keys are wiped and freed a grace period
+ * after the last one is dropped.  Senders on any thread take nonces with
+ * wg_noise_keypair_take_counter(); everything else but the reference count
+ * is the device's, under its lock. */
 struct wg_noise_keypair {
     struct ovs_refcount ref;
     struct wg_aead_key *send_key;
     struct wg_aead_key *recv_key;
-    uint64_t send_counter;              /* Next nonce to use. */
+    atomic_uint64_t send_counter;       /* Next nonce to use. */
     struct wg_replay replay;
     long long int birth_ms;
     uint32_t local_index;
@@ -87,9 +91,11 @@ struct wg_noise_keypair {
 };
 
 /* A peer's keypairs.  'next' is a responder's keypair awaiting
- * confirmation (the initiator's first data message). */
+ * confirmation (the initiator's first data message).  'current' is what a
+ * sender uses, also read without the device's lock, under RCU
+ * (wg_noise_keypairs_current()); the others only under the lock. */
 struct wg_noise_keypairs {
-    struct wg_noise_keypair *current;
+    OVSRCU_TYPE(struct wg_noise_keypair *) current;
     struct wg_noise_keypair *previous;
     struct wg_noise_keypair *next;
     void (*release_index)(void *aux, uint32_t index);
@@ -106,9 +112,25 @@ enum wg_noise_result {
     WG_NOISE_ERR_STATE,         /* Message not expected in this state. */
 };
 
-/* Keypair references (thread-safe). */
+/* Keypair references (thread-safe).  try_ref() takes one on a keypair read
+ * under RCU, unless its last reference is already gone (false). */
 void wg_noise_keypair_ref(struct wg_noise_keypair *kp);
+bool wg_noise_keypair_try_ref(struct wg_noise_keypair *kp);
 void wg_noise_keypair_unref(struct wg_noise_keypair *kp);
+
+/* The keypair a sender uses now, or NULL: safe on any thread under RCU
+ * (valid until the calling thread quiesces) and under the device's lock. */
+struct wg_noise_keypair *wg_noise_keypairs_current(
+    const struct wg_noise_keypairs *kps);
+
+/* Takes the next nonce of 'kp' into '*counter', on any thread: each one
+ * goes to one caller.  Returns false, the nonce unusable, once
+ * REJECT_AFTER_MESSAGES are spent. */
+bool wg_noise_keypair_take_counter(struct wg_noise_keypair *kp,
+                                   uint64_t *counter);
+
+/* The next nonce 'kp' would give (a snapshot when senders run). */
+uint64_t wg_noise_keypair_send_counter(const struct wg_noise_keypair *kp);
 
 /* Identity. */
 

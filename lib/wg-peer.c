@@ -20,6 +20,7 @@
 #include <netinet/in.h>
 #include <string.h>
 #include "hash.h"
+#include "ovs-rcu.h"
 #include "util.h"
 
 struct wg_index_entry {
@@ -217,6 +218,14 @@ wg_peer_create(const uint8_t pub[WG_KEY_LEN],
     return peer;
 }
 
+/* Wipes and frees 'peer' a grace period after it was destroyed. */
+static void
+wg_peer_free(struct wg_peer *peer)
+{
+    wg_crypto_wipe(peer, sizeof *peer);
+    free(peer);
+}
+
 void
 wg_peer_destroy(struct wg_peer *peer)
 {
@@ -225,8 +234,7 @@ wg_peer_destroy(struct wg_peer *peer)
         wg_peer_clear_sessions(peer);
         wg_noise_handshake_destroy(&peer->handshake);
         wg_cookie_maker_clear(&peer->cookie);
-        wg_crypto_wipe(peer, sizeof *peer);
-        free(peer);
+        ovsrcu_postpone(wg_peer_free, peer);
     }
 }
 

@@ -130,7 +130,9 @@ struct wg_peer *wg_peer_create(const uint8_t pub[WG_KEY_LEN],
                                struct wg_index_table *t,
                                struct wg_endpoint_table *endpoints);
 
-/* Wipes all secrets of 'peer', releases its indices and frees it. */
+/* Wipes all secrets of 'peer' and releases its indices at once; frees it a
+ * grace period later (OVS RCU), as a thread that found it under RCU (an
+ * allowed-IPs lookup) may still read it until then. */
 void wg_peer_destroy(struct wg_peer *peer);
 
 /* Releases the handshake's index and wipes its ephemeral state. */

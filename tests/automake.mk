@@ -42,6 +42,7 @@ TESTSUITE_AT = \
 	tests/wg-allowedips.at \
 	tests/wg-ratelimiter.at \
 	tests/wg-replay.at \
+	tests/wg-rcu.at \
 	tests/wireguard-macros.at \
 	tests/wireguard-port.at \
 	tests/wireguard-ops.at \

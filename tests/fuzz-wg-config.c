@@ -65,6 +65,7 @@
 #include "fuzz-util.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/vlog.h"
+#include "ovs-rcu.h"
 #include "packets.h"
 #include "smap.h"
 #include "socket-util.h"
@@ -641,5 +642,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     wg_config_destroy(&moved);
     sset_destroy(&secrets);
     smap_destroy(&args);
+    ovsrcu_quiesce();           /* Runs what the engine postponed. */
     return 0;
 }

@@ -67,6 +67,7 @@
 #include <string.h>
 
 #include "fuzz-util.h"
+#include "ovs-rcu.h"
 #include "test-wg-pair.h"
 #include "util.h"
 #include "wg-messages.h"
@@ -339,7 +340,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         buf = xmemdup(room, len);
     } else {
         const struct wg_noise_keypair *kp
-            = pair.node[1].peer->keypairs.current;
+            = wg_noise_keypairs_current(&pair.node[1].peer->keypairs);
 
         len = size;
         buf = xmemdup(data, size);
@@ -357,5 +358,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     deliver_to_b(src, src_len, buf, len);
     free(buf);
     wgpair_deliver(&pair);
+    ovsrcu_quiesce();           /* Runs what the engine postponed. */
     return 0;
 }

@@ -44,6 +44,7 @@
 #include "fuzz-util.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/vlog.h"
+#include "ovs-rcu.h"
 #include "util.h"
 #include "wg-crypto.h"
 #include "wg-device.h"
@@ -237,5 +238,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_check_roundtrip(&reply);
     ds_destroy(&req);
     ds_destroy(&reply);
+    ovsrcu_quiesce();           /* Runs what the engine postponed. */
     return 0;
 }

@@ -97,8 +97,9 @@ static void
 check_no_zero_keys(const struct wgpair_node *node)
 {
     const struct wg_noise_keypairs *kps = &node->peer->keypairs;
-    struct wg_noise_keypair *all[] = { kps->current, kps->previous,
-                                       kps->next };
+    struct wg_noise_keypair *all[] = {
+        wg_noise_keypairs_current(kps), kps->previous, kps->next
+    };
 
     for (size_t i = 0; i < ARRAY_SIZE(all); i++) {
         if (all[i]) {

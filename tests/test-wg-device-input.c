@@ -46,7 +46,7 @@ snapshot_take(const struct wgpair_node *node, struct snapshot *s)
 
     memset(s, 0, sizeof *s);
     wg_device_peer_get_info(node->dev, peer, &s->info);
-    s->current = peer->keypairs.current;
+    s->current = wg_noise_keypairs_current(&peer->keypairs);
     s->previous = peer->keypairs.previous;
     s->next = peer->keypairs.next;
     s->greatest = s->current ? s->current->replay.greatest : 0;

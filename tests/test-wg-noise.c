@@ -30,10 +30,18 @@
  * engine cannot pass by agreeing with itself. */
 
 /* Published values: C0 = HASH(CONSTRUCTION), H0 = HASH(C0 || IDENTIFIER). */
+
 static const char initial_chaining_key_hex[] =
     "60e26daef327efc02ec335e2a025d2d016eb4206f87277f52d38d1988b78cd36";
 static const char initial_hash_hex[] =
     "2211b361081ac566691243db458ad5322d9c6c662293e8b70ee19c65ba079ef3";
+
+/* The keypair a sender of 'kps' would use. */
+static struct wg_noise_keypair *
+cur(const struct wg_noise_keypairs *kps)
+{
+    return wg_noise_keypairs_current(kps);
+}
 
 struct test_party {
     struct wg_noise_identity id;
@@ -341,8 +349,8 @@ run_handshake(struct test_party *i, struct test_party *r, const uint8_t *psk,
 
     /* Responder receives with the initiator's send key, and so on. */
     check_transport_keys(r->kps.next, t_send, t_recv);
-    WGTEST_CHECK(i->kps.current->local_index == i_index);
-    WGTEST_CHECK(i->kps.current->remote_index == r_index);
+    WGTEST_CHECK(cur(&i->kps)->local_index == i_index);
+    WGTEST_CHECK(cur(&i->kps)->remote_index == r_index);
     WGTEST_CHECK(r->kps.next->local_index == r_index);
     WGTEST_CHECK(r->kps.next->remote_index == i_index);
     return WG_NOISE_OK;
@@ -382,7 +390,7 @@ test_noise_handshake(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     WGTEST_CHECK(run_handshake(&a, &b, NULL, 3000, &wall)
                  == WG_NOISE_ERR_AUTH);
     WGTEST_CHECK(a.hs.state == WG_NOISE_CREATED_INITIATION);
-    WGTEST_CHECK(!a.kps.current);
+    WGTEST_CHECK(!cur(&a.kps));
     parties_destroy(&a, &b);
     printf("handshakes ok\n");
 }
@@ -511,27 +519,27 @@ test_noise_keypairs(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
 
     /* Initiator: new keypairs go straight to current, older to previous. */
     WGTEST_CHECK(run_handshake(&a, &b, NULL, 0, &wall) == WG_NOISE_OK);
-    k1 = a.kps.current;
+    k1 = cur(&a.kps);
     WGTEST_CHECK(k1->i_am_initiator && !a.kps.previous && !a.kps.next);
     /* Responder: next, until confirmed by the first received data. */
-    WGTEST_CHECK(!b.kps.current && b.kps.next && !b.kps.next->i_am_initiator);
+    WGTEST_CHECK(!cur(&b.kps) && b.kps.next && !b.kps.next->i_am_initiator);
     WGTEST_CHECK(!wg_noise_keypairs_confirm(&b.kps, NULL));
     k2 = b.kps.next;
     k2_index = k2->local_index;
     WGTEST_CHECK(wg_noise_keypairs_confirm(&b.kps, k2));
-    WGTEST_CHECK(b.kps.current == k2 && !b.kps.next && !b.kps.previous);
+    WGTEST_CHECK(cur(&b.kps) == k2 && !b.kps.next && !b.kps.previous);
     WGTEST_CHECK(!wg_noise_keypairs_confirm(&b.kps, k2));
 
     wall.tv_sec++;
     WGTEST_CHECK(run_handshake(&a, &b, NULL, 1000, &wall) == WG_NOISE_OK);
-    WGTEST_CHECK(a.kps.previous == k1 && a.kps.current != k1);
-    WGTEST_CHECK(b.kps.current == k2 && b.kps.next);
+    WGTEST_CHECK(a.kps.previous == k1 && cur(&a.kps) != k1);
+    WGTEST_CHECK(cur(&b.kps) == k2 && b.kps.next);
     k3 = b.kps.next;
     WGTEST_CHECK(wg_noise_keypairs_find(&b.kps, k3->local_index) == k3);
     WGTEST_CHECK(wg_noise_keypairs_find(&b.kps, k2->local_index) == k2);
     WGTEST_CHECK(!wg_noise_keypairs_find(&b.kps, 0));
     WGTEST_CHECK(wg_noise_keypairs_confirm(&b.kps, k3));
-    WGTEST_CHECK(b.kps.current == k3 && b.kps.previous == k2);
+    WGTEST_CHECK(cur(&b.kps) == k3 && b.kps.previous == k2);
     WGTEST_CHECK(released_indices == 0);
 
     /* Third round: the oldest keypairs go away, releasing their index. */
@@ -539,7 +547,7 @@ test_noise_keypairs(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     WGTEST_CHECK(run_handshake(&a, &b, NULL, 2000, &wall) == WG_NOISE_OK);
     WGTEST_CHECK(released_indices == 2);        /* a's k1, b's k2. */
     WGTEST_CHECK(!wg_noise_keypairs_find(&b.kps, k2_index));
-    WGTEST_CHECK(b.kps.current == k3 && !b.kps.previous && b.kps.next);
+    WGTEST_CHECK(cur(&b.kps) == k3 && !b.kps.previous && b.kps.next);
     parties_destroy(&a, &b);
     WGTEST_CHECK(released_indices == 2 + 2 + 2);
     printf("keypair rotation ok\n");
@@ -560,15 +568,15 @@ test_noise_expiry(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     parties_pair(&a, &b, NULL, NULL);
     wall_at(&wall, 1700000000, 0);
     WGTEST_CHECK(run_handshake(&a, &b, NULL, t0, &wall) == WG_NOISE_OK);
-    kp = a.kps.current;
+    kp = cur(&a.kps);
 
     WGTEST_CHECK(!wg_noise_keypair_can_send(NULL, t0));
     WGTEST_CHECK(wg_noise_keypair_can_send(kp, t0));
     WGTEST_CHECK(wg_noise_keypair_can_send(kp, t0 + 179999));
     WGTEST_CHECK(!wg_noise_keypair_can_send(kp, t0 + 180000));
-    kp->send_counter = WG_REJECT_AFTER_MESSAGES - 1;
+    atomic_store_relaxed(&kp->send_counter, WG_REJECT_AFTER_MESSAGES - 1);
     WGTEST_CHECK(wg_noise_keypair_can_send(kp, t0));
-    kp->send_counter = WG_REJECT_AFTER_MESSAGES;
+    atomic_store_relaxed(&kp->send_counter, WG_REJECT_AFTER_MESSAGES);
     WGTEST_CHECK(!wg_noise_keypair_can_send(kp, t0));
 
     WGTEST_CHECK(wg_noise_keypair_can_receive(kp, t0 + 179999));

@@ -188,6 +188,13 @@ wgpair_init(struct wgpair *p, const uint8_t *psk_a, const uint8_t *psk_b)
 }
 
 void
+wgpair_readd_peer(struct wgpair *p, int id)
+{
+    wg_device_peer_remove(p->node[id].dev, p->node[id].peer);
+    node_add_peer(p, id, NULL);
+}
+
+void
 wgpair_destroy(struct wgpair *p)
 {
     wg_device_destroy(p->node[0].dev);

@@ -93,6 +93,10 @@ struct wgpair {
 void wgpair_init(struct wgpair *p, const uint8_t *psk_a,
                  const uint8_t *psk_b);
 
+/* Removes the peer of node 'id' and adds it again as wgpair_init() did,
+ * without a preshared key: it has no session. */
+void wgpair_readd_peer(struct wgpair *p, int id);
+
 /* Destroys both devices. */
 void wgpair_destroy(struct wgpair *p);
 

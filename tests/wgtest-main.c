@@ -21,6 +21,8 @@
 #include <config.h>
 #include "wgtest.h"
 
+#include "ovs-rcu.h"
+
 #define WGTEST_MAX 128
 
 struct wgtest_command {
@@ -62,6 +64,11 @@ main(int argc, char *argv[])
     for (size_t i = 0; i < n_commands; i++) {
         if (!strcmp(commands[i].name, argv[1])) {
             commands[i].func(argc - 1, argv + 1);
+            /* What the engine left for after a grace period (peers,
+             * keypairs, trie nodes) is freed before exit, for the leak
+             * checkers. */
+            ovsrcu_quiesce();   /* Also sets OVS RCU up if unused. */
+            ovsrcu_exit();
             return 0;
         }
     }

@@ -1,0 +1,387 @@
+/*
+ * Copyright (c) 2026 The ovs-wireguard authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#include <config.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include "bitmap.h"
+#include "ovs-atomic.h"
+#include "ovs-rcu.h"
+#include "ovs-thread.h"
+#include "random.h"
+#include "test-wg-pair.h"
+#include "util.h"
+#include "wg-allowedips.h"
+#include "wg-noise.h"
+#include "wg-peer.h"
+#include "wgtest.h"
+
+/* What the engine lets threads read without its caller's lock, read by
+ * threads while the main thread changes it: the allowed-IPs trie, a peer
+ * and its current keypair under OVS RCU, and the keypair's nonce counter
+ * (atomic).  Each reader checks what it finds; a node, peer or keypair
+ * freed too early is a use after free, which the ASan and TSan builds
+ * report ("./quickstart check --asan", "--tsan"). */
+
+#define N_READERS 2
+
+/* Readers quiesce after this many reads: a grace period can then end. */
+#define READS_PER_QUIESCE 64
+
+/* allowedips-rcu: fake peers, each owning prefixes of 10.ID.0.0/16. */
+
+#define N_IDS 16
+
+struct fake_peer {
+    int id;
+    atomic_bool alive;          /* False once freed (a grace period after
+                                 * its removal). */
+};
+
+static void
+fake_peer_free(struct fake_peer *fp)
+{
+    atomic_store(&fp->alive, false);
+    free(fp);
+}
+
+struct trie_test {
+    struct wg_allowedips *t;
+    atomic_bool stop;
+    atomic_ullong hits;         /* Lookups that found a peer. */
+    atomic_ullong lookups;
+};
+
+/* A lookup of 10.ID.X.Y finds no peer or one with that ID, alive. */
+static void
+trie_read_one(struct trie_test *tt, uint32_t r)
+{
+    int id = r % N_IDS;
+    ovs_be32 addr = htonl((10u << 24) | (id << 16) | ((r >> 8) & 0xffff));
+    struct fake_peer *fp = wg_allowedips_lookup(tt->t, AF_INET, &addr);
+    unsigned long long orig;
+    bool alive;
+
+    if (fp) {
+        atomic_read(&fp->alive, &alive);
+        WGTEST_CHECK(fp->id == id && alive);
+        atomic_add_relaxed(&tt->hits, 1, &orig);
+    }
+}
+
+static void *
+trie_reader(void *tt_)
+{
+    struct trie_test *tt = tt_;
+    uint32_t r = random_uint32();
+    bool stop = false;
+    unsigned long long n = 0;
+
+    while (!stop) {
+        for (int i = 0; i < READS_PER_QUIESCE; i++) {
+            r = r * 1103515245 + 12345;
+            trie_read_one(tt, r);
+        }
+        n += READS_PER_QUIESCE;
+        ovsrcu_quiesce();
+        atomic_read(&tt->stop, &stop);
+    }
+    atomic_add_relaxed(&tt->lookups, n, &n);
+    return NULL;
+}
+
+static void
+trie_insert(struct wg_allowedips *t, uint32_t host, unsigned int plen,
+            struct fake_peer *fp)
+{
+    ovs_be32 addr = htonl(host);
+
+    WGTEST_CHECK(!wg_allowedips_insert(t, AF_INET, &addr, plen, fp));
+}
+
+/* Gives peer 'fp' (id 'id') a /16, a few /24s and host routes, which split
+ * nodes of the trie; the other peer of the same id, 'other', takes one /24
+ * over (a reassignment readers must never see as no peer at all). */
+static void
+trie_populate(struct wg_allowedips *t, struct fake_peer *fp,
+              struct fake_peer *other, uint32_t round)
+{
+    uint32_t base = (10u << 24) | (fp->id << 16);
+
+    trie_insert(t, base, 16, fp);
+    for (uint32_t i = 0; i < 8; i++) {
+        trie_insert(t, base | (((round + i * 37) & 0xff) << 8), 24, fp);
+        trie_insert(t, base | ((round * 7 + i) & 0xffff), 32, fp);
+    }
+    if (other) {
+        trie_insert(t, base | (5 << 8), 24, other);
+    }
+}
+
+static void
+test_allowedips_rcu(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
+{
+    struct fake_peer *peers[N_IDS][2] = { { NULL } };
+    struct trie_test tt = { .t = wg_allowedips_create() };
+    pthread_t readers[N_READERS];
+    unsigned long long hits, lookups;
+
+    atomic_init(&tt.stop, false);
+    atomic_init(&tt.hits, 0);
+    atomic_init(&tt.lookups, 0);
+    for (int i = 0; i < N_READERS; i++) {
+        readers[i] = ovs_thread_create("rcu-reader", trie_reader, &tt);
+    }
+    for (uint32_t round = 0; round < 20000; round++) {
+        int id = round % N_IDS, which = (round / N_IDS) % 2;
+        struct fake_peer **fpp = &peers[id][which];
+
+        if (*fpp) {
+            wg_allowedips_remove_peer(tt.t, *fpp);
+            ovsrcu_postpone(fake_peer_free, *fpp);
+            *fpp = NULL;
+        } else {
+            *fpp = xzalloc(sizeof **fpp);
+            (*fpp)->id = id;
+            atomic_init(&(*fpp)->alive, true);
+            trie_populate(tt.t, *fpp, peers[id][!which], round);
+        }
+        if (round % 64 == 0) {
+            ovsrcu_quiesce();
+        }
+    }
+    atomic_store(&tt.stop, true);
+    for (int i = 0; i < N_READERS; i++) {
+        xpthread_join(readers[i], NULL);
+    }
+    atomic_read(&tt.hits, &hits);
+    atomic_read(&tt.lookups, &lookups);
+    WGTEST_CHECK(hits > 0 && lookups > hits);
+    for (int id = 0; id < N_IDS; id++) {
+        for (int which = 0; which < 2; which++) {
+            if (peers[id][which]) {
+                wg_allowedips_remove_peer(tt.t, peers[id][which]);
+                ovsrcu_postpone(fake_peer_free, peers[id][which]);
+            }
+        }
+    }
+    WGTEST_CHECK(!wg_allowedips_count(tt.t) && !wg_allowedips_n_nodes(tt.t));
+    wg_allowedips_destroy(tt.t);
+    printf("%llu lookups by %d threads, %llu found a peer\n",
+           lookups, N_READERS, hits);
+}
+WGTEST_REGISTER("allowedips-rcu", test_allowedips_rcu);
+
+/* noise-counter-threads: nonces taken by several threads at once. */
+
+#define COUNTERS_PER_THREAD 100000
+
+struct counter_test {
+    struct wg_noise_keypair *kp;
+    unsigned long *taken[N_READERS];   /* Bitmaps of the nonces each took. */
+    size_t n_ok[N_READERS];
+    uint64_t base;
+};
+
+struct counter_arg {
+    struct counter_test *ct;
+    int idx;
+};
+
+static void *
+counter_taker(void *arg_)
+{
+    struct counter_arg *arg = arg_;
+    struct counter_test *ct = arg->ct;
+    uint64_t counter;
+
+    for (size_t i = 0; i < COUNTERS_PER_THREAD; i++) {
+        if (wg_noise_keypair_take_counter(ct->kp, &counter)) {
+            counter -= ct->base;
+            WGTEST_CHECK(counter < N_READERS * COUNTERS_PER_THREAD);
+            bitmap_set1(ct->taken[arg->idx], counter);
+            ct->n_ok[arg->idx]++;
+        }
+    }
+    return NULL;
+}
+
+/* Runs the takers from nonce 'base' on; returns how many nonces they got,
+ * checking that no two got the same one. */
+static size_t
+counter_run(struct counter_test *ct, uint64_t base)
+{
+    size_t n = N_READERS * COUNTERS_PER_THREAD, total = 0;
+    struct counter_arg args[N_READERS];
+    pthread_t threads[N_READERS];
+
+    ct->base = base;
+    atomic_store(&ct->kp->send_counter, base);
+    for (int i = 0; i < N_READERS; i++) {
+        ct->taken[i] = bitmap_allocate(n);
+        ct->n_ok[i] = 0;
+        args[i] = (struct counter_arg) { .ct = ct, .idx = i };
+        threads[i] = ovs_thread_create("counter", counter_taker, &args[i]);
+    }
+    for (int i = 0; i < N_READERS; i++) {
+        xpthread_join(threads[i], NULL);
+    }
+    for (size_t c = 0; c < n; c++) {
+        int owners = 0;
+
+        for (int i = 0; i < N_READERS; i++) {
+            owners += bitmap_is_set(ct->taken[i], c);
+        }
+        WGTEST_CHECK(owners <= 1);
+        total += owners;
+    }
+    for (int i = 0; i < N_READERS; i++) {
+        WGTEST_CHECK(bitmap_count1(ct->taken[i], n) == ct->n_ok[i]);
+        bitmap_free(ct->taken[i]);
+    }
+    return total;
+}
+
+static void
+test_noise_counter_threads(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
+{
+    size_t n = N_READERS * COUNTERS_PER_THREAD;
+    struct counter_test ct;
+    struct wgpair p;
+
+    wgpair_init(&p, NULL, NULL);
+    wgpair_handshake(&p, 0);
+    ct.kp = wg_noise_keypairs_current(&p.node[0].peer->keypairs);
+
+    /* Every nonce goes to exactly one thread. */
+    WGTEST_CHECK(counter_run(&ct, 0) == n);
+    WGTEST_CHECK(wg_noise_keypair_send_counter(ct.kp) == n);
+
+    /* 1000 nonces before REJECT_AFTER_MESSAGES: exactly 1000 are given. */
+    WGTEST_CHECK(counter_run(&ct, WG_REJECT_AFTER_MESSAGES - 1000) == 1000);
+    WGTEST_CHECK(!wg_device_peer_has_session(p.node[0].dev,
+                                             p.node[0].peer));
+    wgpair_destroy(&p);
+    printf("%zu nonces taken by %d threads, each once\n", n, N_READERS);
+}
+WGTEST_REGISTER("noise-counter-threads", test_noise_counter_threads);
+
+/* device-rcu-readers: routing, the peer and its current keypair read by
+ * threads while the main thread rekeys, then removes and adds the peer. */
+
+struct device_test {
+    struct wgpair *p;
+    atomic_bool stop;
+    atomic_ullong sends;        /* Nonces taken on a referenced keypair. */
+};
+
+/* What a sender without the device's lock does for a batch: route once,
+ * then for each packet take a reference on the peer's current keypair, a
+ * nonce, and drop the reference.  Returns the nonces taken. */
+static unsigned long long
+device_read_batch(struct device_test *dt)
+{
+    ovs_be32 dst = htonl(0x0a000002);  /* 10.0.0.2, node 1. */
+    struct wg_peer *peer = wg_device_route(dt->p->node[0].dev, AF_INET,
+                                           &dst);
+    unsigned long long n = 0;
+
+    for (int i = 0; peer && i < READS_PER_QUIESCE; i++) {
+        struct wg_noise_keypair *kp;
+        uint64_t counter;
+
+        kp = wg_noise_keypairs_current(&peer->keypairs);
+        if (kp && wg_noise_keypair_try_ref(kp)) {
+            n += wg_noise_keypair_take_counter(kp, &counter);
+            WGTEST_CHECK(kp->send_key && kp->remote_index);
+            wg_noise_keypair_unref(kp);
+        }
+    }
+    return n;
+}
+
+static void *
+device_reader(void *dt_)
+{
+    struct device_test *dt = dt_;
+    unsigned long long n = 0;
+    bool stop = false;
+
+    while (!stop) {
+        n += device_read_batch(dt);
+        ovsrcu_quiesce();
+        atomic_read(&dt->stop, &stop);
+    }
+    atomic_add_relaxed(&dt->sends, n, &n);
+    return NULL;
+}
+
+static void
+test_device_rcu_readers(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
+{
+    struct device_test dt;
+    pthread_t readers[N_READERS];
+    unsigned long long sends;
+    struct wgpair p;
+    int rekeys = 0;
+
+    wgpair_init(&p, NULL, NULL);
+    wgpair_handshake(&p, 0);
+    dt.p = &p;
+    atomic_init(&dt.stop, false);
+    atomic_init(&dt.sends, 0);
+    for (int i = 0; i < N_READERS; i++) {
+        readers[i] = ovs_thread_create("rcu-reader", device_reader, &dt);
+    }
+
+    /* New sessions: each replaces the current keypair and destroys an
+     * older one. */
+    for (int i = 0; i < 200; i++) {
+        struct wg_noise_keypair *before
+            = wg_noise_keypairs_current(&p.node[0].peer->keypairs);
+
+        wgpair_advance(&p, WG_REKEY_TIMEOUT_MS + 1);
+        WGTEST_CHECK(!wg_device_peer_initiate(p.node[0].dev,
+                                              p.node[0].peer));
+        wgpair_deliver(&p);
+        rekeys += (wg_noise_keypairs_current(&p.node[0].peer->keypairs)
+                   != before);
+        ovsrcu_quiesce();
+    }
+
+    /* The peer goes while the readers still route to it, and comes back
+     * with a new session, again and again. */
+    for (int i = 0; i < 50; i++) {
+        wgpair_readd_peer(&p, 0);
+        ovsrcu_quiesce();
+        wgpair_advance(&p, WG_REKEY_TIMEOUT_MS + 1);
+        wgpair_handshake(&p, 0);
+        ovsrcu_quiesce();
+    }
+    atomic_store(&dt.stop, true);
+    for (int i = 0; i < N_READERS; i++) {
+        xpthread_join(readers[i], NULL);
+    }
+    atomic_read(&dt.sends, &sends);
+    WGTEST_CHECK(rekeys == 200 && sends > 0);
+    wgpair_destroy(&p);
+    printf("%d new sessions, then the peer removed and added 50 times; "
+           "%llu nonces taken by %d threads meanwhile\n",
+           rekeys, sends, N_READERS);
+}
+WGTEST_REGISTER("device-rcu-readers", test_device_rcu_readers);
