@@ -49,7 +49,7 @@ struct wg_device {
     struct wg_allowedips *allowedips;
     struct wg_ratelimiter *ratelimiter;
 
-    unsigned int mtu;
+    atomic_uint mtu;                    /* Read by unlocked senders. */
     unsigned int rx_n_classes;          /* wg_device_set_rx_classes(). */
     bool defer_initiations;             /* See wg_device_set_deferred(). */
     bool in_run;                        /* Within wg_device_run(). */
@@ -57,6 +57,12 @@ struct wg_device {
     unsigned int rx_next_class;         /* Of the next peer added. */
     uint64_t rekey_after_messages;      /* WG_REKEY_AFTER_MESSAGES, or a
                                          * test's lower threshold. */
+
+    /* Senders without the lock (wg_device_encrypt_begin_unlocked()) leave
+     * their peers' timers to wg_device_run(), which takes them in every
+     * WG_DEVICE_SYNC_MS while there are any. */
+    atomic_bool unlocked_sends;         /* Since 'last_sync_ms'. */
+    long long int last_sync_ms;
 
     /* Handshakes started for forgotten sessions in the current second. */
     long long int forgotten_window_start_ms;
@@ -73,6 +79,10 @@ struct wg_device {
 /* Counts one handshake message (initiation or response) received at 'now'
  * towards the load window. */
 void wg_device_count_handshake(struct wg_device *dev, long long int now);
+
+/* Takes in what senders without the lock did for 'peer' since the last
+ * time: its counters, and the timers their messages set. */
+void wg_device_peer_sync(struct wg_peer *peer);
 
 /* Wall clock of 'dev'. */
 void wg_device_wall_clock(const struct wg_device *dev, struct timespec *ts);

@@ -195,6 +195,7 @@ authenticated_from(struct wg_peer *peer, const struct sockaddr *src,
                    socklen_t src_len, long long int now)
 {
     wg_peer_update_endpoint(peer, src, src_len);
+    wg_device_peer_sync(peer);
     wg_timers_any_authenticated_packet_received(&peer->timers);
     wg_timers_any_authenticated_packet_traversed(&peer->timers, now);
 }

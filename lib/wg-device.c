@@ -93,6 +93,8 @@ wg_device_create(const struct wg_device_hooks *hooks, void *aux)
     dev->ratelimiter = wg_ratelimiter_create(0);
     wg_cookie_checker_init(&dev->cookie_checker, NULL);
     dev->rekey_after_messages = WG_REKEY_AFTER_MESSAGES;
+    atomic_init(&dev->mtu, 0);
+    atomic_init(&dev->unlocked_sends, false);
     return dev;
 }
 
@@ -188,7 +190,7 @@ wg_device_set_rekey_after_messages_for_test(struct wg_device *dev,
 void
 wg_device_set_mtu(struct wg_device *dev, unsigned int mtu)
 {
-    dev->mtu = mtu;
+    atomic_store_relaxed(&dev->mtu, mtu);
 }
 
 /* Load. */
@@ -476,9 +478,15 @@ wg_device_peer_get_info(const struct wg_device *dev,
     info->endpoint_len = peer->endpoint_len;
     info->last_handshake = peer->last_handshake;
     info->rx_bytes = peer->rx_bytes;
-    info->tx_bytes = peer->tx_bytes;
     info->rx_packets = peer->rx_packets;
-    info->tx_packets = peer->tx_packets;
+    atomic_read_relaxed(&CONST_CAST(struct wg_peer *,
+                                    peer)->unlocked_tx_bytes,
+                        &info->tx_bytes);
+    atomic_read_relaxed(&CONST_CAST(struct wg_peer *,
+                                    peer)->unlocked_tx_packets,
+                        &info->tx_packets);
+    info->tx_bytes += peer->tx_bytes;
+    info->tx_packets += peer->tx_packets;
     info->persistent_keepalive_s = peer->timers.persistent_keepalive_s;
     info->has_session = wg_device_peer_has_session(dev, peer);
 }
@@ -629,19 +637,28 @@ static size_t
 padded_len(const struct wg_device *dev, size_t len)
 {
     size_t padded = ROUND_UP(len, WG_MESSAGE_PADDING_MULTIPLE);
+    unsigned int mtu;
 
-    return dev->mtu && len <= dev->mtu ? MIN(padded, dev->mtu) : padded;
+    atomic_read_relaxed(&CONST_CAST(struct wg_device *, dev)->mtu, &mtu);
+    return mtu && len <= mtu ? MIN(padded, mtu) : padded;
 }
 
 /* Send-side rekeying: after REKEY_AFTER_MESSAGES, or REKEY_AFTER_TIME for
  * the initiator of the session. */
+static bool
+rekey_due(const struct wg_device *dev, const struct wg_noise_keypair *kp,
+          long long int now)
+{
+    return (wg_noise_keypair_send_counter(kp) > dev->rekey_after_messages
+            || (kp->i_am_initiator
+                && now - kp->birth_ms >= WG_REKEY_AFTER_TIME_MS));
+}
+
 static void
 keep_key_fresh_send(struct wg_device *dev, struct wg_peer *peer,
                     const struct wg_noise_keypair *kp, long long int now)
 {
-    if (wg_noise_keypair_send_counter(kp) > dev->rekey_after_messages
-        || (kp->i_am_initiator
-            && now - kp->birth_ms >= WG_REKEY_AFTER_TIME_MS)) {
+    if (rekey_due(dev, kp, now)) {
         wg_device_send_initiation(dev, peer, false);
     }
 }
@@ -780,6 +797,101 @@ wg_device_encrypt_begin(struct wg_device *dev, struct wg_peer *peer,
     return total;
 }
 
+/* The clock of the hooks: wg_device_now() reads the frozen clock, which
+ * only the lock's holder may. */
+static long long int
+unlocked_now(const struct wg_device *dev)
+{
+    return dev->hooks.now_ms ? dev->hooks.now_ms(dev->aux) : time_msec();
+}
+
+int
+wg_device_encrypt_begin_unlocked(struct wg_device *dev, struct wg_peer *peer,
+                                 uint8_t *msg, size_t inner_len,
+                                 size_t msg_size,
+                                 struct wg_device_sealer *sealer)
+{
+    struct wg_noise_keypair *kp = wg_noise_keypairs_current(&peer->keypairs);
+    size_t padded = padded_len(dev, inner_len);
+    size_t total = WG_DEVICE_HEADROOM + padded + WG_AEAD_TAG_LEN;
+    long long int now = unlocked_now(dev);
+
+    if (total > msg_size || total > INT_MAX) {
+        return WG_DEVICE_TX_NO_ROOM;
+    } else if (!wg_noise_keypair_can_send(kp, now) || rekey_due(dev, kp, now)
+               || !wg_noise_keypair_try_ref(kp)) {
+        return WG_DEVICE_TX_LOCKED;
+    } else if (!begin_seal(kp, msg, msg + WG_DEVICE_HEADROOM, inner_len,
+                           padded, sealer)) {
+        wg_noise_keypair_unref(kp);
+        return WG_DEVICE_TX_LOCKED;
+    }
+    return total;
+}
+
+/* Stores 'value' in '*var' unless it is there already: senders on several
+ * threads then share the cache line rather than bounce it. */
+static void
+store_if_new(atomic_llong *var, long long int value)
+{
+    long long int old;
+
+    atomic_read_relaxed(var, &old);
+    if (old != value) {
+        atomic_store_relaxed(var, value);
+    }
+}
+
+void
+wg_device_note_sent_unlocked(struct wg_device *dev, struct wg_peer *peer,
+                             size_t n_msgs, size_t bytes, bool data)
+{
+    long long int now = unlocked_now(dev), none = 0;
+    uint64_t orig;
+    bool flagged;
+
+    atomic_add_relaxed(&peer->unlocked_tx_bytes, bytes, &orig);
+    atomic_add_relaxed(&peer->unlocked_tx_packets, n_msgs, &orig);
+    store_if_new(&peer->unlocked_last_ms, now);
+    if (data) {
+        atomic_compare_exchange_strong_relaxed(&peer->unlocked_first_data_ms,
+                                               &none, now);
+    }
+    atomic_read_relaxed(&dev->unlocked_sends, &flagged);
+    if (!flagged) {
+        atomic_store_relaxed(&dev->unlocked_sends, true);
+    }
+}
+
+bool
+wg_device_peer_endpoint_copy(const struct wg_peer *peer,
+                             struct sockaddr_storage *ss, socklen_t *len)
+{
+    return wg_peer_endpoint_copy(peer, ss, len);
+}
+
+void
+wg_device_peer_sync(struct wg_peer *peer)
+{
+    long long int first, last;
+
+    peer->tx_bytes += atomic_exchange_explicit(&peer->unlocked_tx_bytes, 0,
+                                               memory_order_relaxed);
+    peer->tx_packets += atomic_exchange_explicit(&peer->unlocked_tx_packets,
+                                                 0, memory_order_relaxed);
+    first = atomic_exchange_explicit(&peer->unlocked_first_data_ms, 0,
+                                     memory_order_relaxed);
+    last = atomic_exchange_explicit(&peer->unlocked_last_ms, 0,
+                                    memory_order_relaxed);
+    if (last) {
+        wg_timers_any_authenticated_packet_traversed(&peer->timers, last);
+        wg_timers_any_authenticated_packet_sent(&peer->timers);
+    }
+    if (first) {
+        wg_timers_data_sent(&peer->timers, first);
+    }
+}
+
 void
 wg_device_encrypt_cancel(struct wg_device_sealer *sealer)
 {
@@ -878,6 +990,18 @@ wg_device_set_deferred(struct wg_device *dev, bool defer)
     dev->defer_initiations = defer;
 }
 
+/* When senders without the lock last sent and wg_device_run() should
+ * take in what they did, or WG_TIMER_OFF. */
+static long long int
+sync_deadline(const struct wg_device *dev)
+{
+    bool sends;
+
+    atomic_read_relaxed(&CONST_CAST(struct wg_device *, dev)->unlocked_sends,
+                        &sends);
+    return sends ? dev->last_sync_ms + WG_DEVICE_SYNC_MS : WG_TIMER_OFF;
+}
+
 long long int
 wg_device_run(struct wg_device *dev)
 {
@@ -885,28 +1009,31 @@ wg_device_run(struct wg_device *dev)
     long long int next = WG_TIMER_OFF;
     struct wg_peer *peer;
 
-    if (now < dev->timers_next_ms) {
-        return dev->timers_next_ms;
+    if (now < wg_device_next_deadline(dev)) {
+        return wg_device_next_deadline(dev);
     }
     /* Timers that the actions below set lower this again. */
     dev->timers_next_ms = WG_TIMER_OFF;
     dev->in_run = true;
+    atomic_store_relaxed(&dev->unlocked_sends, false);
+    dev->last_sync_ms = now;
     run_deferred_initiations(dev);
     LIST_FOR_EACH (peer, list_node, &dev->peers) {
         struct timer_ctx ctx = { .dev = dev, .peer = peer };
 
+        wg_device_peer_sync(peer);
         next = MIN(next, wg_timers_run(&peer->timers, now, &timer_actions,
                                        &ctx));
     }
     dev->in_run = false;
     dev->timers_next_ms = MIN(dev->timers_next_ms, next);
-    return dev->timers_next_ms;
+    return wg_device_next_deadline(dev);
 }
 
 long long int
 wg_device_next_deadline(const struct wg_device *dev)
 {
-    return dev->timers_next_ms;
+    return MIN(dev->timers_next_ms, sync_deadline(dev));
 }
 
 #ifdef WG_TEST_HOOKS

@@ -301,6 +301,9 @@ enum wg_device_tx {
     WG_DEVICE_TX_NO_ROOM = -2,      /* 'msg_size' too small. */
     WG_DEVICE_TX_NO_ENDPOINT = -3,  /* Peer has no endpoint yet. */
     WG_DEVICE_TX_CRYPTO_ERROR = -4, /* Library failure. */
+    WG_DEVICE_TX_LOCKED = -5,       /* Not without the lock: no usable
+                                     * keypair, or a rekey is due (see
+                                     * wg_device_encrypt_begin_unlocked()). */
 };
 
 /* Encrypts, in place, the inner IP packet of 'inner_len' bytes found at
@@ -355,6 +358,31 @@ bool wg_device_encrypt_finish(struct wg_device_sealer *sealer, uint8_t *msg);
 
 /* Releases the keypair of a begun message that will not be sent. */
 void wg_device_encrypt_cancel(struct wg_device_sealer *sealer);
+
+/* Sending without the caller's lock, on any thread, at the same time as
+ * the device's other functions run under it: a peer that
+ * wg_device_route() returned, and its endpoint
+ * (wg_device_peer_endpoint_copy()), stay valid until the calling thread
+ * quiesces (OVS RCU).  wg_device_encrypt_begin_unlocked() is
+ * wg_device_encrypt_begin() for a peer whose current keypair can send and
+ * needs no rekey; for any other it returns WG_DEVICE_TX_LOCKED, and the
+ * caller takes its lock and calls wg_device_encrypt_begin(), which starts
+ * the handshake.  It neither counts the message nor runs timers: once the
+ * messages of a packet are begun, the caller reports them with
+ * wg_device_note_sent_unlocked(), and the device takes that in under its
+ * lock (wg_device_run(), which wakes for it within WG_DEVICE_SYNC_MS, or
+ * the peer's next received message). */
+#define WG_DEVICE_SYNC_MS 100
+int wg_device_encrypt_begin_unlocked(struct wg_device *dev,
+                                     struct wg_peer *peer, uint8_t *msg,
+                                     size_t inner_len, size_t msg_size,
+                                     struct wg_device_sealer *sealer);
+void wg_device_note_sent_unlocked(struct wg_device *dev,
+                                  struct wg_peer *peer, size_t n_msgs,
+                                  size_t bytes, bool data);
+bool wg_device_peer_endpoint_copy(const struct wg_peer *peer,
+                                  struct sockaddr_storage *ss,
+                                  socklen_t *len);
 
 /* What wg_device_receive() did with a datagram.  Values from
  * WG_DEVICE_DROP_TOO_SHORT on are drops; each has a distinct reason. */

@@ -260,6 +260,26 @@ wg_peer_new_handshake_index(struct wg_peer *peer)
     return wg_peer_index_alloc(peer->indices, peer);
 }
 
+/* Gives senders without the device's lock the current endpoint, freeing
+ * the copy they may still read after a grace period. */
+static void
+publish_endpoint(struct wg_peer *peer)
+{
+    struct wg_peer_addr *old = ovsrcu_get_protected(struct wg_peer_addr *,
+                                                    &peer->endpoint_rcu);
+    struct wg_peer_addr *new = NULL;
+
+    if (peer->endpoint_len) {
+        new = xzalloc(sizeof *new);
+        memcpy(&new->ss, &peer->endpoint, peer->endpoint_len);
+        new->len = peer->endpoint_len;
+    }
+    ovsrcu_set(&peer->endpoint_rcu, new);
+    if (old) {
+        ovsrcu_postpone(free, old);
+    }
+}
+
 bool
 wg_peer_set_endpoint(struct wg_peer *peer, const struct sockaddr *sa,
                      socklen_t len)
@@ -278,6 +298,22 @@ wg_peer_set_endpoint(struct wg_peer *peer, const struct sockaddr *sa,
         hmap_insert(&peer->endpoints->map, &peer->endpoint_node,
                     endpoint_hash(sa));
     }
+    publish_endpoint(peer);
+    return true;
+}
+
+bool
+wg_peer_endpoint_copy(const struct wg_peer *peer,
+                      struct sockaddr_storage *ss, socklen_t *len)
+{
+    const struct wg_peer_addr *a = ovsrcu_get(struct wg_peer_addr *,
+                                              &peer->endpoint_rcu);
+
+    if (!a) {
+        return false;
+    }
+    memcpy(ss, &a->ss, a->len);
+    *len = a->len;
     return true;
 }
 

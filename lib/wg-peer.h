@@ -32,6 +32,8 @@
 #include <time.h>
 #include "openvswitch/hmap.h"
 #include "openvswitch/list.h"
+#include "ovs-atomic.h"
+#include "ovs-rcu.h"
 #include "wg-cookie.h"
 #include "wg-noise.h"
 #include "wg-timers.h"
@@ -47,6 +49,12 @@ struct wg_endpoint_table {
     struct hmap map;            /* Contains struct wg_peer by endpoint. */
 };
 
+/* An endpoint as senders without the device's lock read it. */
+struct wg_peer_addr {
+    struct sockaddr_storage ss;
+    socklen_t len;
+};
+
 struct wg_peer {
     struct hmap_node key_node;          /* In the device's map by key. */
     struct ovs_list list_node;          /* In the device's list. */
@@ -60,9 +68,12 @@ struct wg_peer {
     struct wg_cookie_maker cookie;
     struct wg_timers timers;
 
-    /* Where to send: the source of the latest authenticated packet. */
+    /* Where to send: the source of the latest authenticated packet, and a
+     * copy of it for senders without the device's lock (RCU, NULL when
+     * there is none: wg_peer_endpoint_copy()). */
     struct sockaddr_storage endpoint;
     socklen_t endpoint_len;             /* 0: no endpoint. */
+    OVSRCU_TYPE(struct wg_peer_addr *) endpoint_rcu;
     struct hmap_node endpoint_node;     /* In 'endpoints' if it has one. */
     struct wg_endpoint_table *endpoints;
 
@@ -72,6 +83,14 @@ struct wg_peer {
     uint64_t tx_bytes;
     uint64_t rx_packets;
     uint64_t tx_packets;
+
+    /* What senders without the device's lock did since the device last
+     * took it in (wg_device_peer_sync(), with the lock): their messages
+     * and bytes, and when they sent (0: not since), for the timers. */
+    atomic_uint64_t unlocked_tx_bytes;
+    atomic_uint64_t unlocked_tx_packets;
+    atomic_llong unlocked_first_data_ms;    /* First data message. */
+    atomic_llong unlocked_last_ms;          /* Latest message. */
 
     /* A handshake initiation deferred to wg_device_run(), if in the
      * device's 'initiations_wanted'. */
@@ -149,6 +168,11 @@ uint32_t wg_peer_new_handshake_index(struct wg_peer *peer);
  * family other than AF_INET/AF_INET6 or a short 'len'. */
 bool wg_peer_set_endpoint(struct wg_peer *peer, const struct sockaddr *sa,
                           socklen_t len);
+
+/* Copies the endpoint of 'peer' into '*ss' and '*len' and returns true, or
+ * returns false if it has none.  Safe on any thread under RCU. */
+bool wg_peer_endpoint_copy(const struct wg_peer *peer,
+                           struct sockaddr_storage *ss, socklen_t *len);
 
 /* Roaming: makes 'sa' the endpoint if it differs.  Returns true if it
  * changed. */

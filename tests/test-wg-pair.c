@@ -29,8 +29,22 @@ static long long int
 pair_now(void *node_)
 {
     struct wgpair_node *node = node_;
+    long long int now;
 
-    return node->pair->now_ms;
+    ovs_mutex_lock(&node->pair->clock_mutex);
+    now = node->pair->now_ms;
+    ovs_mutex_unlock(&node->pair->clock_mutex);
+    return now;
+}
+
+/* Sets the clock of 'p' as wgpair_advance() does: under its mutex, since
+ * threads of a test may read it (senders without the device's lock). */
+static void
+pair_set_clock(struct wgpair *p, long long int now)
+{
+    ovs_mutex_lock(&p->clock_mutex);
+    p->now_ms = now;
+    ovs_mutex_unlock(&p->clock_mutex);
 }
 
 static void
@@ -181,6 +195,7 @@ wgpair_init(struct wgpair *p, const uint8_t *psk_a, const uint8_t *psk_b)
     wg_crypto_init();
     memset(p, 0, sizeof *p);
     p->now_ms = 1000000;
+    ovs_mutex_init(&p->clock_mutex);
     node_init(p, 0);
     node_init(p, 1);
     node_add_peer(p, 0, psk_a);
@@ -199,6 +214,7 @@ wgpair_destroy(struct wgpair *p)
 {
     wg_device_destroy(p->node[0].dev);
     wg_device_destroy(p->node[1].dev);
+    ovs_mutex_destroy(&p->clock_mutex);
 }
 
 /* Packets. */
@@ -347,9 +363,9 @@ wgpair_advance(struct wgpair *p, long long int ms)
         if (next > target) {
             break;
         }
-        p->now_ms = MAX(p->now_ms, next);
+        pair_set_clock(p, MAX(p->now_ms, next));
     }
-    p->now_ms = target;
+    pair_set_clock(p, target);
 }
 
 void

@@ -31,6 +31,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <netinet/in.h>
+#include "ovs-thread.h"
 #include "wg-device.h"
 #include "wg-messages.h"
 
@@ -81,7 +82,10 @@ typedef void wgpair_rx_check_func(const struct wgpair_node *node,
                                   const uint8_t *msg, size_t len);
 
 struct wgpair {
-    long long int now_ms;
+    long long int now_ms;               /* Set directly by single-threaded
+                                         * tests, else by wgpair_advance(),
+                                         * under 'clock_mutex'. */
+    struct ovs_mutex clock_mutex;
     struct wgpair_node node[2];
     size_t n_msgs;
     struct wgpair_msg msgs[WGPAIR_MAX_MSGS];

@@ -281,35 +281,46 @@ test_noise_counter_threads(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
 }
 WGTEST_REGISTER("noise-counter-threads", test_noise_counter_threads);
 
-/* device-rcu-readers: routing, the peer and its current keypair read by
- * threads while the main thread rekeys, then removes and adds the peer. */
+/* device-rcu-readers: threads send without the lock (routing, the peer,
+ * its current keypair and endpoint, nonces, counters) while the main
+ * thread runs the device's timers, rekeys, then removes and adds the
+ * peer. */
 
 struct device_test {
     struct wgpair *p;
     atomic_bool stop;
-    atomic_ullong sends;        /* Nonces taken on a referenced keypair. */
+    atomic_ullong sends;        /* Messages sealed without the lock. */
 };
 
-/* What a sender without the device's lock does for a batch: route once,
- * then for each packet take a reference on the peer's current keypair, a
- * nonce, and drop the reference.  Returns the nonces taken. */
+/* What a sender without the device's lock does for a batch: routes once,
+ * then begins, seals and reports a message per packet, to the endpoint it
+ * copies.  Returns the messages sealed. */
 static unsigned long long
 device_read_batch(struct device_test *dt)
 {
     ovs_be32 dst = htonl(0x0a000002);  /* 10.0.0.2, node 1. */
-    struct wg_peer *peer = wg_device_route(dt->p->node[0].dev, AF_INET,
-                                           &dst);
+    struct wgpair_node *a = &dt->p->node[0];
+    struct wg_peer *peer = wg_device_route(a->dev, AF_INET, &dst);
     unsigned long long n = 0;
 
     for (int i = 0; peer && i < READS_PER_QUIESCE; i++) {
-        struct wg_noise_keypair *kp;
-        uint64_t counter;
+        uint8_t msg[WG_DEVICE_HEADROOM + 64 + WG_DEVICE_TAILROOM] = { 0 };
+        struct wg_device_sealer sealer;
+        struct sockaddr_storage ss;
+        socklen_t ss_len;
+        int len;
 
-        kp = wg_noise_keypairs_current(&peer->keypairs);
-        if (kp && wg_noise_keypair_try_ref(kp)) {
-            n += wg_noise_keypair_take_counter(kp, &counter);
-            WGTEST_CHECK(kp->send_key && kp->remote_index);
-            wg_noise_keypair_unref(kp);
+        len = wg_device_encrypt_begin_unlocked(a->dev, peer, msg, 64,
+                                               sizeof msg, &sealer);
+        if (len > 0) {
+            WGTEST_CHECK(wg_device_encrypt_finish(&sealer, msg));
+            wg_device_note_sent_unlocked(a->dev, peer, 1, len, true);
+            n++;
+        } else {
+            WGTEST_CHECK(len == WG_DEVICE_TX_LOCKED);
+        }
+        if (wg_device_peer_endpoint_copy(peer, &ss, &ss_len)) {
+            WGTEST_CHECK(ss.ss_family == AF_INET);
         }
     }
     return n;
@@ -381,7 +392,96 @@ test_device_rcu_readers(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     WGTEST_CHECK(rekeys == 200 && sends > 0);
     wgpair_destroy(&p);
     printf("%d new sessions, then the peer removed and added 50 times; "
-           "%llu nonces taken by %d threads meanwhile\n",
+           "%llu messages sealed by %d threads meanwhile\n",
            rekeys, sends, N_READERS);
 }
 WGTEST_REGISTER("device-rcu-readers", test_device_rcu_readers);
+
+/* device-unlocked-send: what a sender without the lock begins is a data
+ * message like any other, counted, and its timers run once the device
+ * takes them in. */
+
+/* Node 0 sends an IPv4 packet of 'len' bytes to node 1 without the lock:
+ * returns the message length or an enum wg_device_tx value; a message
+ * goes to node 1 unless node 1 is a black hole. */
+static int
+unlocked_send(struct wgpair *p, size_t len, uint8_t seed)
+{
+    struct wgpair_node *a = &p->node[0];
+    struct wg_device_sealer sealer;
+    struct wgpair_msg m;
+    socklen_t dst_len;
+    int n;
+
+    memset(&m, 0, sizeof m);
+    wgpair_make_ip(p, 0, false, len, seed, m.data + WG_DEVICE_HEADROOM);
+    n = wg_device_encrypt_begin_unlocked(a->dev, a->peer, m.data, len,
+                                         sizeof m.data, &sealer);
+    if (n < 0) {
+        return n;
+    }
+    WGTEST_CHECK(wg_device_encrypt_finish(&sealer, m.data));
+    wg_device_note_sent_unlocked(a->dev, a->peer, 1, n, len > 0);
+    WGTEST_CHECK(wg_device_peer_endpoint_copy(
+                     a->peer, (struct sockaddr_storage *) &m.src, &dst_len));
+    WGTEST_CHECK(dst_len == sizeof m.src
+                 && m.src.sin_port == p->node[1].addr.sin_port);
+    if (!p->node[1].blackhole) {
+        m.from = 0;
+        m.to = 1;
+        m.src = a->addr;
+        m.len = n;
+        WGTEST_CHECK(wgpair_inject(p, &m) == WG_DEVICE_RX_DATA);
+    }
+    return n;
+}
+
+static void
+test_device_unlocked_send(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
+{
+    uint8_t want[WGPAIR_MSG_SIZE];
+    struct wg_peer_info info;
+    struct wgpair p;
+    int n;
+
+    wgpair_init(&p, NULL, NULL);
+
+    /* No session yet: that is for the locked path. */
+    WGTEST_CHECK(unlocked_send(&p, 100, 1) == WG_DEVICE_TX_LOCKED);
+    wgpair_handshake(&p, 0);
+
+    /* A data message node 1 takes, counted for the peer at once. */
+    n = unlocked_send(&p, 100, 2);
+    WGTEST_CHECK(n > 0);
+    wgpair_make_ip(&p, 0, false, 100, 2, want);
+    WGTEST_CHECK(p.node[1].last_inner_len == 100);
+    WGTEST_CHECK_MEM(p.node[1].last_inner, want, 100);
+    wg_device_peer_get_info(p.node[0].dev, p.node[0].peer, &info);
+    WGTEST_CHECK(info.tx_packets == 2 && info.tx_bytes > (size_t) n);
+
+    /* The device wakes within WG_DEVICE_SYNC_MS to take in its timers: with
+     * nothing back, a new handshake KEEPALIVE + REKEY_TIMEOUT after the
+     * message, as after a locked send (device-new-handshake). */
+    wgpair_advance(&p, 30000);
+    p.node[1].blackhole = true;
+    WGTEST_CHECK(unlocked_send(&p, 100, 3) > 0);
+    WGTEST_CHECK(wg_device_next_deadline(p.node[0].dev)
+                 <= p.now_ms + WG_DEVICE_SYNC_MS);
+    wgpair_advance(&p, WG_KEEPALIVE_TIMEOUT_MS + WG_REKEY_TIMEOUT_MS - 1);
+    WGTEST_CHECK(wgpair_sent(&p, 0, WG_MSG_INITIATION) == 1);
+    wgpair_advance(&p, WG_REKEY_TIMEOUT_JITTER_MAX_MS + 1);
+    WGTEST_CHECK(wgpair_sent(&p, 0, WG_MSG_INITIATION) == 2);
+
+    wgpair_destroy(&p);
+
+    /* A session due for a rekey is for the locked path too. */
+    wgpair_init(&p, NULL, NULL);
+    wgpair_handshake(&p, 0);
+    wgpair_advance(&p, WG_REKEY_AFTER_TIME_MS - 1);
+    WGTEST_CHECK(unlocked_send(&p, 100, 4) > 0);
+    wgpair_advance(&p, 1);
+    WGTEST_CHECK(unlocked_send(&p, 100, 5) == WG_DEVICE_TX_LOCKED);
+    wgpair_destroy(&p);
+    printf("unlocked send ok\n");
+}
+WGTEST_REGISTER("device-unlocked-send", test_device_unlocked_send);
