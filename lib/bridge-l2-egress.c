@@ -73,7 +73,7 @@ static bool
 eg_dst_ok(const struct eg_ctx *c)
 {
     return (eth_addr_is_multicast(c->eth->eth_dst)
-            || eth_addr_equals(c->eth->eth_dst, c->l2->mac));
+            || eth_addr_equals(c->eth->eth_dst, c->l2->conf.mac));
 }
 
 /* Decides whether the port answers for 'target'.  Returns BRIDGE_L2_R_OK or
@@ -124,7 +124,7 @@ eg_arp(struct eg_ctx *c)
     } else if (ipv6_addr_equals(&spa, &tpa)) {
         return eg_drop(c, BRIDGE_L2_R_ARP_GRATUITOUS);
     } else if (!eth_addr_is_broadcast(c->eth->eth_dst)
-               && !eth_addr_equals(c->eth->eth_dst, c->l2->mac)) {
+               && !eth_addr_equals(c->eth->eth_dst, c->l2->conf.mac)) {
         return eg_drop(c, BRIDGE_L2_R_NOT_FOR_US);
     }
     r = eg_answers_for(c, &tpa, BRIDGE_L2_R_ARP_LOCAL,
@@ -244,80 +244,139 @@ eg_nd(struct eg_ctx *c, const struct ovs_16aligned_ip6_hdr *ip6,
     }
 }
 
-static enum bridge_l2_eg_action
-eg_to_peer(struct eg_ctx *c, const struct in6_addr *dst, size_t l3_len)
-{
-    struct bridge_l2_egress *out = c->out;
+/* What an IP frame's headers and the configuration alone say about it:
+ * the same for a caller holding its lock (eg_ip()) and for one without it
+ * (bridge_l2_from_bridge_unlocked()). */
+struct eg_ip {
+    enum bridge_l2_reason reason;   /* BRIDGE_L2_R_OK: to a peer. */
+    bool learn;                     /* 'src' is learned first. */
+    const struct ovs_16aligned_ip6_hdr *nd;  /* Neighbor Discovery (for
+                                             * eg_nd()), or NULL. */
+    struct in6_addr src, dst;
+    size_t l3_len;                  /* IP packet, Ethernet padding off. */
+};
 
-    if (bridge_l2_is_own(c->l2, dst)) {
-        return eg_drop(c, BRIDGE_L2_R_IP_TO_SELF);
+/* The checks every frame from the bridge passes first. */
+static enum bridge_l2_reason
+eg_eth_judge(const struct bridge_l2_conf *conf, const struct eth_header *eth,
+             size_t len)
+{
+    if (len < ETH_HEADER_LEN) {
+        return BRIDGE_L2_R_ETH_SHORT;
+    } else if (eth_addr_is_multicast(eth->eth_src)
+               || eth_addr_is_zero(eth->eth_src)
+               || eth_addr_equals(eth->eth_src, conf->mac)) {
+        return BRIDGE_L2_R_SRC_MAC;
     }
-    out->l3_ofs = ETH_HEADER_LEN;
-    out->l3_len = l3_len;
-    out->family = bridge_l2_af(dst);
-    memcpy(out->dst, bridge_l2_bytes(dst), out->family == AF_INET ? 4 : 16);
-    return BRIDGE_L2_EG_TO_PEER;
+    return BRIDGE_L2_R_OK;
 }
 
-static enum bridge_l2_eg_action
-eg_ipv6(struct eg_ctx *c)
+/* Judges the learned destination last: an own address is not a peer's. */
+static void
+eg_to_peer_judge(const struct bridge_l2_conf *conf, struct eg_ip *v)
 {
-    const struct ovs_16aligned_ip6_hdr *ip6 = (const void *) (c->eth + 1);
+    if (v->reason == BRIDGE_L2_R_OK
+        && bridge_l2_conf_is_own(conf, &v->dst)) {
+        v->reason = BRIDGE_L2_R_IP_TO_SELF;
+    }
+}
+
+static void
+eg_ipv6_judge(const struct bridge_l2_conf *conf, const struct eth_header *eth,
+              size_t len, struct eg_ip *v)
+{
+    const struct ovs_16aligned_ip6_hdr *ip6 = (const void *) (eth + 1);
     struct pkt_ip_info info;
-    struct in6_addr src, dst;
     size_t plen;
 
-    if (pkt_ip_parse_l3(ip6, c->len - ETH_HEADER_LEN, &info) || !info.ipv6) {
-        return eg_drop(c, BRIDGE_L2_R_IP6_BAD);
+    memset(v, 0, sizeof *v);
+    if (pkt_ip_parse_l3(ip6, len - ETH_HEADER_LEN, &info) || !info.ipv6) {
+        v->reason = BRIDGE_L2_R_IP6_BAD;
+        return;
     }
     plen = info.pkt_len - IPV6_HEADER_LEN;
-    pkt_ip_get_addrs(ip6, true, &src, &dst);
-    if (ipv6_addr_is_multicast(&src) || bridge_l2_is_v4(&src)
-        || bridge_l2_is_v4(&dst)) {
-        return eg_drop(c, BRIDGE_L2_R_IP6_BAD);
+    pkt_ip_get_addrs(ip6, true, &v->src, &v->dst);
+    v->l3_len = info.pkt_len;
+    if (ipv6_addr_is_multicast(&v->src) || bridge_l2_is_v4(&v->src)
+        || bridge_l2_is_v4(&v->dst)) {
+        v->reason = BRIDGE_L2_R_IP6_BAD;
+        return;
     }
     if (info.l4_proto == IPPROTO_ICMPV6 && plen >= ICMP6_HEADER_LEN) {
         uint8_t type = ((const struct icmp6_header *) (ip6 + 1))->icmp6_type;
 
         if (type >= ND_ROUTER_SOLICIT && type <= ND_REDIRECT) {
-            return eg_nd(c, ip6, &src, &dst, plen);
+            v->nd = ip6;
+            return;
         }
     }
-    eg_learn(c, &src, c->eth->eth_src);
-    if (eth_addr_is_multicast(c->eth->eth_dst)
-        || ipv6_addr_is_multicast(&dst)) {
-        return eg_drop(c, BRIDGE_L2_R_IP6_MULTICAST);
-    } else if (!eth_addr_equals(c->eth->eth_dst, c->l2->mac)) {
-        return eg_drop(c, BRIDGE_L2_R_NOT_FOR_US);
-    } else if (!ipv6_addr_is_set(&src) || !ipv6_addr_is_set(&dst)) {
-        return eg_drop(c, BRIDGE_L2_R_IP6_BAD);
-    } else if (bridge_l2_is_ll6(&src) || bridge_l2_is_ll6(&dst)) {
-        return eg_drop(c, BRIDGE_L2_R_IP6_LINK_LOCAL);
+    v->learn = true;
+    if (eth_addr_is_multicast(eth->eth_dst)
+        || ipv6_addr_is_multicast(&v->dst)) {
+        v->reason = BRIDGE_L2_R_IP6_MULTICAST;
+    } else if (!eth_addr_equals(eth->eth_dst, conf->mac)) {
+        v->reason = BRIDGE_L2_R_NOT_FOR_US;
+    } else if (!ipv6_addr_is_set(&v->src) || !ipv6_addr_is_set(&v->dst)) {
+        v->reason = BRIDGE_L2_R_IP6_BAD;
+    } else if (bridge_l2_is_ll6(&v->src) || bridge_l2_is_ll6(&v->dst)) {
+        v->reason = BRIDGE_L2_R_IP6_LINK_LOCAL;
     }
-    return eg_to_peer(c, &dst, info.pkt_len);
+    eg_to_peer_judge(conf, v);
 }
 
-static enum bridge_l2_eg_action
-eg_ipv4(struct eg_ctx *c)
+static void
+eg_ipv4_judge(const struct bridge_l2_conf *conf, const struct eth_header *eth,
+              size_t len, struct eg_ip *v)
 {
-    const void *ip = c->eth + 1;
-    struct in6_addr src, dst;
+    const void *ip = eth + 1;
     struct pkt_ip_info info;
 
-    if (pkt_ip_parse_l3(ip, c->len - ETH_HEADER_LEN, &info) || info.ipv6) {
-        return eg_drop(c, BRIDGE_L2_R_IP_BAD);
+    memset(v, 0, sizeof *v);
+    if (pkt_ip_parse_l3(ip, len - ETH_HEADER_LEN, &info) || info.ipv6) {
+        v->reason = BRIDGE_L2_R_IP_BAD;
+        return;
     }
-    pkt_ip_get_addrs(ip, false, &src, &dst);
-    eg_learn(c, &src, c->eth->eth_src);
-    if (eth_addr_is_multicast(c->eth->eth_dst)) {
-        return eg_drop(c, BRIDGE_L2_R_IP_MULTICAST);
-    } else if (!eth_addr_equals(c->eth->eth_dst, c->l2->mac)) {
-        return eg_drop(c, BRIDGE_L2_R_NOT_FOR_US);
-    } else if (!bridge_l2_is_unicast(&dst)
-               || bridge_l2_is_bcast(c->l2, &dst)) {
-        return eg_drop(c, BRIDGE_L2_R_IP_MULTICAST);
+    pkt_ip_get_addrs(ip, false, &v->src, &v->dst);
+    v->l3_len = info.pkt_len;
+    v->learn = true;
+    if (eth_addr_is_multicast(eth->eth_dst)) {
+        v->reason = BRIDGE_L2_R_IP_MULTICAST;
+    } else if (!eth_addr_equals(eth->eth_dst, conf->mac)) {
+        v->reason = BRIDGE_L2_R_NOT_FOR_US;
+    } else if (!bridge_l2_is_unicast(&v->dst)
+               || bridge_l2_conf_is_bcast(conf, &v->dst)) {
+        v->reason = BRIDGE_L2_R_IP_MULTICAST;
     }
-    return eg_to_peer(c, &dst, info.pkt_len);
+    eg_to_peer_judge(conf, v);
+}
+
+/* Fills 'out' for an IP frame that goes to a peer. */
+static void
+eg_fill_to_peer(const struct eg_ip *v, struct bridge_l2_egress *out)
+{
+    out->l3_ofs = ETH_HEADER_LEN;
+    out->l3_len = v->l3_len;
+    out->family = bridge_l2_af(&v->dst);
+    memcpy(out->dst, bridge_l2_bytes(&v->dst),
+           out->family == AF_INET ? 4 : 16);
+}
+
+/* An IP frame, judged: Neighbor Discovery, or learning, then the verdict. */
+static enum bridge_l2_eg_action
+eg_ip(struct eg_ctx *c, const struct eg_ip *v)
+{
+    if (v->nd) {
+        return eg_nd(c, v->nd, &v->src, &v->dst,
+                     v->l3_len - IPV6_HEADER_LEN);
+    }
+    if (v->learn) {
+        eg_learn(c, &v->src, c->eth->eth_src);
+    }
+    if (v->reason != BRIDGE_L2_R_OK) {
+        return eg_drop(c, v->reason);
+    }
+    eg_fill_to_peer(v, c->out);
+    return BRIDGE_L2_EG_TO_PEER;
 }
 
 enum bridge_l2_eg_action
@@ -331,21 +390,22 @@ bridge_l2_from_bridge(struct bridge_l2 *l2, const void *frame, size_t len,
     };
     uint16_t type;
 
+    struct eg_ip v;
+
     memset(out, 0, sizeof *out);
     bridge_l2_neigh_expire(l2, now);
-    if (len < ETH_HEADER_LEN) {
-        return eg_drop(&c, BRIDGE_L2_R_ETH_SHORT);
-    } else if (eth_addr_is_multicast(c.eth->eth_src)
-               || eth_addr_is_zero(c.eth->eth_src)
-               || eth_addr_equals(c.eth->eth_src, l2->mac)) {
-        return eg_drop(&c, BRIDGE_L2_R_SRC_MAC);
+    c.out->reason = eg_eth_judge(&l2->conf, c.eth, len);
+    if (c.out->reason != BRIDGE_L2_R_OK) {
+        return eg_drop(&c, c.out->reason);
     }
     type = ntohs(c.eth->eth_type);
     switch (type) {
     case ETH_TYPE_IP:
-        return eg_ipv4(&c);
+        eg_ipv4_judge(&l2->conf, c.eth, len, &v);
+        return eg_ip(&c, &v);
     case ETH_TYPE_IPV6:
-        return eg_ipv6(&c);
+        eg_ipv6_judge(&l2->conf, c.eth, len, &v);
+        return eg_ip(&c, &v);
     case ETH_TYPE_ARP:
         return eg_arp(&c);
     case ETH_TYPE_VLAN_8021Q:
@@ -390,7 +450,35 @@ bridge_l2_icmp_too_big(const struct bridge_l2 *l2, const void *frame,
                              bridge_l2_own_for(l2, &src), out + ETH_HEADER_LEN,
                              out_size - ETH_HEADER_LEN);
     if (n) {
-        bridge_l2_put_eth(out, eth->eth_src, l2->mac, ntohs(eth->eth_type));
+        bridge_l2_put_eth(out, eth->eth_src, l2->conf.mac, ntohs(eth->eth_type));
     }
     return n ? ETH_HEADER_LEN + n : 0;
+}
+
+bool
+bridge_l2_from_bridge_unlocked(const struct bridge_l2 *l2, const void *frame,
+                               size_t len, struct bridge_l2_egress *out,
+                               struct in6_addr *src)
+{
+    const struct bridge_l2_conf *conf
+        = ovsrcu_get(struct bridge_l2_conf *, &l2->published);
+    const struct eth_header *eth = frame;
+    struct eg_ip v;
+
+    memset(out, 0, sizeof *out);
+    if (eg_eth_judge(conf, eth, len) != BRIDGE_L2_R_OK) {
+        return false;
+    } else if (eth->eth_type == htons(ETH_TYPE_IP)) {
+        eg_ipv4_judge(conf, eth, len, &v);
+    } else if (eth->eth_type == htons(ETH_TYPE_IPV6)) {
+        eg_ipv6_judge(conf, eth, len, &v);
+    } else {
+        return false;
+    }
+    if (v.nd || v.reason != BRIDGE_L2_R_OK) {
+        return false;
+    }
+    eg_fill_to_peer(&v, out);
+    *src = v.src;
+    return true;
 }

@@ -24,6 +24,7 @@
 #include "bridge-l2.h"
 #include "openvswitch/hmap.h"
 #include "openvswitch/list.h"
+#include "ovs-rcu.h"
 
 #define BRIDGE_L2_ARP_FRAME_LEN (ETH_HEADER_LEN + ARP_ETH_HEADER_LEN)
 #define BRIDGE_L2_ND_FRAME_LEN (ETH_HEADER_LEN + IPV6_HEADER_LEN \
@@ -66,12 +67,20 @@ struct bridge_l2_wait {
     size_t n;
 };
 
-struct bridge_l2 {
+/* What classifying a frame from the bridge reads of the configuration.
+ * The adapter's own copy is changed under the caller's lock; a copy of it
+ * is published for senders without that lock (RCU, 'published'). */
+struct bridge_l2_conf {
     struct eth_addr mac;
-    struct in6_addr lla;        /* fe80:: link-local derived from 'mac'. */
-    struct bridge_l2_limits limits;
     struct bridge_l2_own addrs[BRIDGE_L2_MAX_ADDRS];
     size_t n_addrs;
+};
+
+struct bridge_l2 {
+    struct bridge_l2_conf conf;
+    OVSRCU_TYPE(struct bridge_l2_conf *) published;
+    struct in6_addr lla;        /* fe80:: link-local derived from the MAC. */
+    struct bridge_l2_limits limits;
 
     struct hmap neighbors;
     struct ovs_list lru;
@@ -157,6 +166,12 @@ const struct in6_addr *bridge_l2_own_for(const struct bridge_l2 *,
                                          const struct in6_addr *a);
 bool bridge_l2_is_bcast(const struct bridge_l2 *,
                                const struct in6_addr *a);
+
+/* The same two questions for a copy of the configuration. */
+bool bridge_l2_conf_is_own(const struct bridge_l2_conf *,
+                           const struct in6_addr *a);
+bool bridge_l2_conf_is_bcast(const struct bridge_l2_conf *,
+                             const struct in6_addr *a);
 
 /* True if 'a' was seen as a source on the bridge recently enough that the
  * port must not answer for it. */

@@ -92,14 +92,21 @@ prefix_contains(const struct bridge_l2_own *own, const struct in6_addr *a)
 }
 
 bool
-bridge_l2_is_own(const struct bridge_l2 *l2, const struct in6_addr *a)
+bridge_l2_conf_is_own(const struct bridge_l2_conf *conf,
+                      const struct in6_addr *a)
 {
-    for (size_t i = 0; i < l2->n_addrs; i++) {
-        if (ipv6_addr_equals(&l2->addrs[i].addr, a)) {
+    for (size_t i = 0; i < conf->n_addrs; i++) {
+        if (ipv6_addr_equals(&conf->addrs[i].addr, a)) {
             return true;
         }
     }
     return false;
+}
+
+bool
+bridge_l2_is_own(const struct bridge_l2 *l2, const struct in6_addr *a)
+{
+    return bridge_l2_conf_is_own(&l2->conf, a);
 }
 
 const struct in6_addr *
@@ -107,8 +114,8 @@ bridge_l2_own_for(const struct bridge_l2 *l2, const struct in6_addr *a)
 {
     const struct in6_addr *any = NULL;
 
-    for (size_t i = 0; i < l2->n_addrs; i++) {
-        const struct bridge_l2_own *own = &l2->addrs[i];
+    for (size_t i = 0; i < l2->conf.n_addrs; i++) {
+        const struct bridge_l2_own *own = &l2->conf.addrs[i];
 
         if (bridge_l2_is_v4(&own->addr) != bridge_l2_is_v4(a)) {
             continue;
@@ -124,8 +131,15 @@ bridge_l2_own_for(const struct bridge_l2 *l2, const struct in6_addr *a)
 bool
 bridge_l2_is_bcast(const struct bridge_l2 *l2, const struct in6_addr *a)
 {
-    for (size_t i = 0; i < l2->n_addrs; i++) {
-        const struct bridge_l2_own *own = &l2->addrs[i];
+    return bridge_l2_conf_is_bcast(&l2->conf, a);
+}
+
+bool
+bridge_l2_conf_is_bcast(const struct bridge_l2_conf *conf,
+                        const struct in6_addr *a)
+{
+    for (size_t i = 0; i < conf->n_addrs; i++) {
+        const struct bridge_l2_own *own = &conf->addrs[i];
 
         if (bridge_l2_is_v4(&own->addr) && own->plen <= 30
             && prefix_contains(own, a)) {
@@ -172,6 +186,20 @@ parse_one_address(const char *s, struct bridge_l2_own *own)
     return NULL;
 }
 
+/* Gives senders without the caller's lock a copy of the configuration;
+ * the copy they may still read is freed after a grace period. */
+static void
+publish_conf(struct bridge_l2 *l2)
+{
+    struct bridge_l2_conf *old = ovsrcu_get_protected(struct bridge_l2_conf *,
+                                                      &l2->published);
+
+    ovsrcu_set(&l2->published, xmemdup(&l2->conf, sizeof l2->conf));
+    if (old) {
+        ovsrcu_postpone(free, old);
+    }
+}
+
 char *
 bridge_l2_set_addresses(struct bridge_l2 *l2, const char *list)
 {
@@ -191,8 +219,9 @@ bridge_l2_set_addresses(struct bridge_l2 *l2, const char *list)
     }
     free(copy);
     if (!error) {
-        memcpy(l2->addrs, addrs, n * sizeof addrs[0]);
-        l2->n_addrs = n;
+        memcpy(l2->conf.addrs, addrs, n * sizeof addrs[0]);
+        l2->conf.n_addrs = n;
+        publish_conf(l2);
     }
     return error;
 }
@@ -269,14 +298,16 @@ bridge_l2_destroy(struct bridge_l2 *l2)
     }
     hmap_destroy(&l2->neighbors);
     hmap_destroy(&l2->waits);
+    free(ovsrcu_get_protected(struct bridge_l2_conf *, &l2->published));
     free(l2);
 }
 
 void
 bridge_l2_set_mac(struct bridge_l2 *l2, struct eth_addr mac)
 {
-    l2->mac = mac;
+    l2->conf.mac = mac;
     in6_generate_lla(mac, &l2->lla);
+    publish_conf(l2);
 }
 
 /* Neighbor table. */
@@ -364,7 +395,7 @@ bridge_l2_neigh_learn(struct bridge_l2 *l2, const struct in6_addr *a,
 
     if (!bridge_l2_is_unicast(a) || bridge_l2_is_own(l2, a)
         || ipv6_addr_equals(a, &l2->lla) || eth_addr_is_multicast(mac)
-        || eth_addr_is_zero(mac) || eth_addr_equals(mac, l2->mac)) {
+        || eth_addr_is_zero(mac) || eth_addr_equals(mac, l2->conf.mac)) {
         return false;
     }
     n = neigh_find(l2, a);
@@ -408,7 +439,7 @@ bridge_l2_compose_arp(const struct bridge_l2 *l2, uint16_t op, ovs_be32 spa,
 {
     struct dp_packet *pkt = dp_packet_new(BRIDGE_L2_ND_FRAME_MAX);
 
-    compose_arp(pkt, op, l2->mac, tha, broadcast, spa, tpa);
+    compose_arp(pkt, op, l2->conf.mac, tha, broadcast, spa, tpa);
     return pkt;
 }
 
@@ -419,7 +450,7 @@ bridge_l2_compose_na(const struct bridge_l2 *l2, struct eth_addr eth_dst,
 {
     struct dp_packet *pkt = dp_packet_new(BRIDGE_L2_ND_FRAME_MAX);
 
-    compose_nd_na(pkt, l2->mac, eth_dst, target, dst, htonl(rso_flags));
+    compose_nd_na(pkt, l2->conf.mac, eth_dst, target, dst, htonl(rso_flags));
     return pkt;
 }
 
@@ -430,7 +461,7 @@ bridge_l2_compose_ns(const struct bridge_l2 *l2, const struct in6_addr *src,
 {
     struct dp_packet *pkt = dp_packet_new(BRIDGE_L2_ND_FRAME_MAX);
 
-    ovs_compat_compose_nd_ns(pkt, l2->mac, src, target);
+    ovs_compat_compose_nd_ns(pkt, l2->conf.mac, src, target);
     if (unicast) {
         /* Readdressed with the checksum updated to match. */
         struct eth_header *eth = dp_packet_eth(pkt);
@@ -446,10 +477,10 @@ bridge_l2_compose_ns(const struct bridge_l2 *l2, const struct in6_addr *src,
 const struct in6_addr *
 bridge_l2_own_in_prefix(const struct bridge_l2 *l2, const struct in6_addr *a)
 {
-    for (size_t i = 0; i < l2->n_addrs; i++) {
-        if (bridge_l2_is_v4(&l2->addrs[i].addr) == bridge_l2_is_v4(a)
-            && prefix_contains(&l2->addrs[i], a)) {
-            return &l2->addrs[i].addr;
+    for (size_t i = 0; i < l2->conf.n_addrs; i++) {
+        if (bridge_l2_is_v4(&l2->conf.addrs[i].addr) == bridge_l2_is_v4(a)
+            && prefix_contains(&l2->conf.addrs[i], a)) {
+            return &l2->conf.addrs[i].addr;
         }
     }
     return NULL;
@@ -626,7 +657,7 @@ bridge_l2_to_bridge(struct bridge_l2 *l2, struct dp_packet *pkt,
     if (!in_parse(dp_packet_data(pkt), dp_packet_size(pkt), &src, &dst)) {
         return in_drop(l2, out, BRIDGE_L2_R_IN_BAD);
     }
-    out->eth.eth_src = l2->mac;
+    out->eth.eth_src = l2->conf.mac;
     out->eth.eth_type = htons(bridge_l2_is_v4(&dst) ? ETH_TYPE_IP
                               : ETH_TYPE_IPV6);
     if (in_group_mac(l2, &dst, &out->eth.eth_dst)) {
@@ -691,16 +722,16 @@ bridge_l2_next_deadline(const struct bridge_l2 *l2)
 size_t
 bridge_l2_n_addresses(const struct bridge_l2 *l2)
 {
-    return l2->n_addrs;
+    return l2->conf.n_addrs;
 }
 
 void
 bridge_l2_get_address(const struct bridge_l2 *l2, size_t i, int *family,
                       uint8_t addr[16], unsigned int *plen)
 {
-    const struct bridge_l2_own *own = &l2->addrs[i];
+    const struct bridge_l2_own *own = &l2->conf.addrs[i];
 
-    ovs_assert(i < l2->n_addrs);
+    ovs_assert(i < l2->conf.n_addrs);
     *family = bridge_l2_af(&own->addr);
     memcpy(addr, bridge_l2_bytes(&own->addr), *family == AF_INET ? 4 : 16);
     *plen = own->plen;
@@ -712,7 +743,7 @@ bridge_l2_get_address(const struct bridge_l2 *l2, size_t i, int *family,
 struct eth_addr
 bridge_l2_get_mac_for_test(const struct bridge_l2 *l2)
 {
-    return l2->mac;
+    return l2->conf.mac;
 }
 
 bool

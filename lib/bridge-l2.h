@@ -30,8 +30,9 @@
  * dp_packets, and replies and solicitations are built by OVS's
  * compose_arp(), compose_nd_ns() and compose_nd_na() into new ones that
  * the caller sends into the bridge.  All times are caller-supplied
- * monotonic milliseconds ('now').  Not thread-safe: the caller serializes
- * every call on one 'struct bridge_l2'.
+ * monotonic milliseconds ('now').  The caller serializes every call on
+ * one 'struct bridge_l2' but bridge_l2_from_bridge_unlocked(), which any
+ * thread may call at the same time, under OVS RCU.
  *
  * Bridge to peer: bridge_l2_from_bridge() classifies each frame.  IP frames
  * addressed to the port's MAC go to WireGuard (the caller does cryptokey
@@ -234,6 +235,19 @@ enum bridge_l2_eg_action bridge_l2_from_bridge(struct bridge_l2 *l2,
                                                bridge_l2_routable_cb *routable,
                                                void *aux,
                                                struct bridge_l2_egress *out);
+
+/* For a caller without its lock, on any thread, under OVS RCU: returns
+ * true if 'frame' is an IP packet that bridge_l2_from_bridge() would send
+ * to a peer, judged by a published copy of the configuration, and fills
+ * 'out' as it would, with the source address the frame would teach in
+ * '*src' (IPv4 as mapped).  Learns nothing, counts nothing: the caller
+ * takes its lock and calls bridge_l2_from_bridge() for any frame for
+ * which this returns false, and for any whose source (with its MAC) the
+ * neighbor table may not know yet. */
+bool bridge_l2_from_bridge_unlocked(const struct bridge_l2 *l2,
+                                    const void *frame, size_t len,
+                                    struct bridge_l2_egress *out,
+                                    struct in6_addr *src);
 
 /* Peer to bridge. */
 enum bridge_l2_in_action {

@@ -91,11 +91,22 @@ fuzz_check_reply(const uint8_t *r, size_t n)
 static void
 fuzz_from_bridge(const uint8_t *frame, size_t len, bool all)
 {
-    struct bridge_l2_egress out;
+    struct bridge_l2_egress out, fast;
+    enum bridge_l2_eg_action action;
+    struct in6_addr src;
     struct dp_packet *pkt;
+    bool to_peer;
 
-    switch (bridge_l2_from_bridge(fuzz_l2, frame, len, fuzz_now, fuzz_routable,
-                                  &all, &out)) {
+    /* The unlocked judgment agrees with the locked one. */
+    to_peer = bridge_l2_from_bridge_unlocked(fuzz_l2, frame, len, &fast,
+                                             &src);
+    action = bridge_l2_from_bridge(fuzz_l2, frame, len, fuzz_now,
+                                   fuzz_routable, &all, &out);
+    FUZZ_CHECK(to_peer == (action == BRIDGE_L2_EG_TO_PEER));
+    FUZZ_CHECK(!to_peer || (fast.l3_len == out.l3_len
+                            && fast.family == out.family
+                            && !memcmp(fast.dst, out.dst, sizeof out.dst)));
+    switch (action) {
     case BRIDGE_L2_EG_TO_PEER:
         FUZZ_CHECK(out.reason == BRIDGE_L2_R_OK);
         FUZZ_CHECK(out.l3_ofs == ETH_HEADER_LEN);

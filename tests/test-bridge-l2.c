@@ -212,16 +212,28 @@ l2t_take(struct dp_packet **pkt, size_t len, uint8_t *buf)
     }
 }
 
+/* Every frame is also judged the unlocked way, which must say "to a
+ * peer" for exactly the frames the locked way sends to one, with the
+ * same result. */
 enum bridge_l2_eg_action
 l2t_from_bridge(struct bridge_l2 *l2, const void *frame, size_t len,
                 long long now, const struct l2t_routes *routes, uint8_t *reply,
                 struct bridge_l2_egress *out)
 {
+    struct bridge_l2_egress fast;
     enum bridge_l2_eg_action action;
+    struct in6_addr src;
+    bool to_peer;
 
+    to_peer = bridge_l2_from_bridge_unlocked(l2, frame, len, &fast, &src);
     action = bridge_l2_from_bridge(l2, frame, len, now, l2t_routable,
                                    CONST_CAST(struct l2t_routes *, routes),
                                    out);
+    WGTEST_CHECK(to_peer == (action == BRIDGE_L2_EG_TO_PEER));
+    WGTEST_CHECK(!to_peer
+                 || (fast.l3_ofs == out->l3_ofs && fast.l3_len == out->l3_len
+                     && fast.family == out->family
+                     && !memcmp(fast.dst, out->dst, sizeof fast.dst)));
     l2t_take(&out->reply, out->reply_len, reply);
     return action;
 }
