@@ -450,7 +450,8 @@ bridge_l2_icmp_too_big(const struct bridge_l2 *l2, const void *frame,
                              bridge_l2_own_for(l2, &src), out + ETH_HEADER_LEN,
                              out_size - ETH_HEADER_LEN);
     if (n) {
-        bridge_l2_put_eth(out, eth->eth_src, l2->conf.mac, ntohs(eth->eth_type));
+        bridge_l2_put_eth(out, eth->eth_src, l2->conf.mac,
+                          ntohs(eth->eth_type));
     }
     return n ? ETH_HEADER_LEN + n : 0;
 }
