@@ -81,8 +81,10 @@ netdev_wg_put_sock_offload(struct ds *out, const char *family,
 static void
 netdev_wg_show_offload(struct ds *out, const struct netdev_wireguard *wg)
 {
-    const struct netdev_wg_offload_stats *o = &wg->offload;
+    struct netdev_wg_offload_stats offload = wg->offload, *o = &offload;
+    struct netdev_stats stats = { .tx_packets = 0 };
 
+    netdev_wg_sock_add_counts(wg, &stats, o);
     ds_put_format(out, "offload: userspace-tso %s, tcp_gro %s\n",
                   wg->tso ? "on" : "off",
                   wg->cfg.tcp_gro ? "on" : "off");
@@ -109,10 +111,10 @@ netdev_wg_show_offload(struct ds *out, const struct netdev_wireguard *wg)
     }
     for (int i = 0; i < wg->n_txq; i++) {
         ds_put_format(out, "  tx queue %d: %"PRIu64" messages\n", i,
-                      wg->txqs[i]->tx.messages);
+                      netdev_wg_sock_messages(&wg->txqs[i]->tx));
     }
     ds_put_format(out, "  tx by the port itself: %"PRIu64" messages\n",
-                  wg->tx.messages);
+                  netdev_wg_sock_messages(&wg->tx));
 }
 
 struct netdev_wg_show_job {

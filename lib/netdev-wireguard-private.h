@@ -57,6 +57,9 @@ struct netdev_wg_dns;
 #define NETDEV_WG_HS_QUEUE_MAX 1024     /* Handshake messages a PMD thread
                                          * leaves to the main thread. */
 #define NETDEV_WG_HS_PER_RUN 64         /* Of those, handled per run. */
+#define NETDEV_WG_TX_LEARNED 64         /* Bridge sources a send batch
+                                         * remembers teaching... */
+#define NETDEV_WG_TX_LEARNED_MS 1000    /* ...and for how long. */
 #define NETDEV_WG_TX_SLOTS 128          /* Encrypted messages per flush,
                                          * and most that one frame makes. */
 #define NETDEV_WG_TXQ_SLOTS (4 * NETDEV_WG_TX_SLOTS) /* Per transmit queue. */
@@ -170,12 +173,32 @@ struct netdev_wg_cut {
     size_t n_begun;             /* ...and how many. */
 };
 
+/* A source on the bridge (IP and MAC) that a send batch taught the
+ * layer-2 adapter at 'when': for so long a frame from it may be sent
+ * without the port's lock (netdev-wireguard-tx.c). */
+struct netdev_wg_learned {
+    struct in6_addr addr;
+    struct eth_addr mac;
+    long long int when;
+};
+
+/* What a send batch counted: its thread adds without the port's lock,
+ * readers of statistics add the batches up (netdev_wg_tx_add_counts()). */
+struct netdev_wg_tx_counts {
+    atomic_uint64_t messages;       /* Data messages made. */
+    atomic_uint64_t packets;        /* tx_packets and tx_bytes of the */
+    atomic_uint64_t bytes;          /* port's statistics. */
+    atomic_uint64_t super_packets;  /* As in struct */
+    atomic_uint64_t segments;       /* netdev_wg_offload_stats. */
+    atomic_uint64_t csum_filled;
+};
+
 /* A send batch: message slots (each a WireGuard header, inner packet,
  * padding and tag, encrypted in place) and the queues they wait in until
  * they are sent and the slots taken back.  The port's own batch (for what
  * the engine's hooks and timers send) seals each message at once, under
  * the port's lock; a transmit queue's batch seals and sends outside it
- * ('pending' nonnull). */
+ * ('pending' nonnull), and begins what needs no lock without it. */
 struct netdev_wg_tx {
     struct tx_slots slots;
     struct udp_batch_tx *q4;    /* Messages for the IPv4 socket. */
@@ -185,7 +208,8 @@ struct netdev_wg_tx {
     size_t n_pending;
     struct netdev_wg_cut *cuts;         /* One per slot, with 'pending'. */
     size_t n_cuts;
-    uint64_t messages;          /* Data messages made (with 'mutex'). */
+    struct netdev_wg_tx_counts counts;
+    struct netdev_wg_learned learned[NETDEV_WG_TX_LEARNED];
 };
 
 /* A transmit queue: the batch of the thread that sends with its qid, and
@@ -195,7 +219,8 @@ struct netdev_wg_txq {
     struct netdev_wg_tx tx;
 };
 
-/* What the offload paths did, for "wireguard/show --offload". */
+/* What the offload paths did, for "wireguard/show --offload" (the send
+ * side's counts are the send batches', struct netdev_wg_tx_counts). */
 struct netdev_wg_offload_stats {
     uint64_t super_packets;     /* TSO packets segmented at egress. */
     uint64_t segments;          /* Segments they were cut into. */
@@ -312,6 +337,14 @@ struct netdev_wireguard {
     struct netdev_wg_txq **txqs;    /* Transmit queues, per qid. */
     int n_txq;
     int requested_n_txq;        /* What OVS asked for (set_tx_multiq()). */
+
+    /* For sends without 'mutex' (netdev-wireguard-tx.c): 'mtu',
+     * 'slot_size', 'tso' and 'configured' as last set with 'mutex' held
+     * (netdev_wg_sock_publish()). */
+    atomic_int unlocked_mtu;
+    atomic_size_t unlocked_slot_size;
+    atomic_bool unlocked_tso;
+    atomic_bool unlocked_ready;
     size_t n_queued;            /* Packets in all peers' queues. */
 
     /* Layer 2 adapter and the receive queues (queue 0 always exists and
@@ -586,6 +619,17 @@ int netdev_wg_sock_set_listen_port(struct netdev_wireguard *wg, int port);
 
 /* Resizes the message slots for inner MTU 'mtu'. */
 void netdev_wg_sock_set_mtu(struct netdev_wireguard *wg, int mtu);
+
+/* Adds what the port's send batches counted (struct netdev_wg_tx_counts)
+ * to 'stats' and 'o'; the data messages one batch made. */
+void netdev_wg_sock_add_counts(const struct netdev_wireguard *wg,
+                               struct netdev_stats *stats,
+                               struct netdev_wg_offload_stats *o);
+uint64_t netdev_wg_sock_messages(const struct netdev_wg_tx *tx);
+
+/* Copies what sends without the port's lock read of its configuration
+ * ('mtu', 'slot_size', 'tso', 'configured') to where they read it. */
+void netdev_wg_sock_publish(struct netdev_wireguard *wg);
 
 /* The sending socket for 'family' (AF_INET or AF_INET6), or NULL. */
 struct udp_batch_sock *netdev_wg_sock_for(const struct netdev_wireguard *wg,

@@ -113,6 +113,16 @@ netdev_wg_sock_set_mtu(struct netdev_wireguard *wg, int mtu)
     wg->slot_size = netdev_wg_slot_size(mtu);
     tx_slots_destroy(&wg->tx.slots);
     tx_slots_init(&wg->tx.slots, NETDEV_WG_TX_SLOTS, wg->slot_size);
+    netdev_wg_sock_publish(wg);
+}
+
+void
+netdev_wg_sock_publish(struct netdev_wireguard *wg)
+{
+    atomic_store_relaxed(&wg->unlocked_mtu, wg->mtu);
+    atomic_store_relaxed(&wg->unlocked_slot_size, wg->slot_size);
+    atomic_store_relaxed(&wg->unlocked_tso, wg->tso);
+    atomic_store(&wg->unlocked_ready, wg->configured);
 }
 
 /* Transmit queues. */
@@ -145,10 +155,56 @@ netdev_wg_txq_destroy(struct netdev_wg_txq *txq)
     }
 }
 
+/* Adds what 'c' counted to 'stats' and 'o'. */
+static void
+netdev_wg_counts_add(const struct netdev_wg_tx_counts *c_,
+                     struct netdev_stats *stats,
+                     struct netdev_wg_offload_stats *o)
+{
+    struct netdev_wg_tx_counts *c = CONST_CAST(struct netdev_wg_tx_counts *,
+                                               c_);
+    uint64_t v;
+
+    atomic_read_relaxed(&c->packets, &v);
+    stats->tx_packets += v;
+    atomic_read_relaxed(&c->bytes, &v);
+    stats->tx_bytes += v;
+    atomic_read_relaxed(&c->super_packets, &v);
+    o->super_packets += v;
+    atomic_read_relaxed(&c->segments, &v);
+    o->segments += v;
+    atomic_read_relaxed(&c->csum_filled, &v);
+    o->csum_filled += v;
+}
+
+void
+netdev_wg_sock_add_counts(const struct netdev_wireguard *wg,
+                          struct netdev_stats *stats,
+                          struct netdev_wg_offload_stats *o)
+{
+    netdev_wg_counts_add(&wg->tx.counts, stats, o);
+    for (int i = 0; i < wg->n_txq; i++) {
+        netdev_wg_counts_add(&wg->txqs[i]->tx.counts, stats, o);
+    }
+}
+
+uint64_t
+netdev_wg_sock_messages(const struct netdev_wg_tx *tx)
+{
+    uint64_t v;
+
+    atomic_read_relaxed(&CONST_CAST(struct netdev_wg_tx *,
+                                    tx)->counts.messages, &v);
+    return v;
+}
+
 void
 netdev_wg_sock_set_n_txq(struct netdev_wireguard *wg, int n)
 {
     for (int i = n; i < wg->n_txq; i++) {
+        /* What it counted stays in the port's statistics. */
+        netdev_wg_counts_add(&wg->txqs[i]->tx.counts, &wg->stats,
+                             &wg->offload);
         netdev_wg_txq_destroy(wg->txqs[i]);
     }
     wg->txqs = xrealloc(wg->txqs, n * sizeof *wg->txqs);
@@ -210,6 +266,10 @@ netdev_wg_sock_init(struct netdev_wireguard *wg)
     ovs_rwlock_init(&wg->sock_rwlock);
     wg->slot_size = netdev_wg_slot_size(wg->mtu);
     tx_slots_init(&wg->tx.slots, NETDEV_WG_TX_SLOTS, wg->slot_size);
+    atomic_init(&wg->unlocked_mtu, wg->mtu);
+    atomic_init(&wg->unlocked_slot_size, wg->slot_size);
+    atomic_init(&wg->unlocked_tso, false);
+    atomic_init(&wg->unlocked_ready, false);
     wg->tx.q4 = udp_batch_tx_create(NETDEV_WG_TX_SLOTS);
     wg->tx.q6 = udp_batch_tx_create(NETDEV_WG_TX_SLOTS);
     wg->tx.ctl = udp_batch_tx_create(1);

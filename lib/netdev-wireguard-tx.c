@@ -86,6 +86,37 @@ netdev_wg_tx_error(struct netdev_wireguard *wg, enum netdev_wg_counter c)
     netdev_wg_count(wg, c);
 }
 
+/* Adds 'n' to counter 'c' of a send batch (its thread alone adds). */
+static void
+netdev_wg_tx_add(atomic_uint64_t *c, uint64_t n)
+{
+    uint64_t orig;
+
+    atomic_add_relaxed(c, n, &orig);
+}
+
+/* Counts 'n' messages of 'inner_bytes' made by 'tx' for the bridge's
+ * packets. */
+static void
+netdev_wg_tx_count_sent(struct netdev_wg_tx *tx, size_t n,
+                        size_t inner_bytes)
+{
+    netdev_wg_tx_add(&tx->counts.messages, n);
+    netdev_wg_tx_add(&tx->counts.packets, n);
+    netdev_wg_tx_add(&tx->counts.bytes, inner_bytes);
+}
+
+/* Takes 'n' packets of 'inner_bytes' that 'tx' counted but that did not
+ * leave out of the port's statistics. */
+static void
+netdev_wg_tx_uncount(struct netdev_wg_tx *tx, size_t n, size_t inner_bytes)
+{
+    uint64_t orig;
+
+    atomic_sub_relaxed(&tx->counts.packets, n, &orig);
+    atomic_sub_relaxed(&tx->counts.bytes, inner_bytes, &orig);
+}
+
 /* Slots, encryption, segmentation. */
 
 /* Returns 'n' (at most NETDEV_WG_TX_SLOTS) free message slots of batch
@@ -108,6 +139,20 @@ netdev_wg_tx_no_room(struct netdev_wireguard *wg)
 {
     wg->stats.tx_dropped++;
     netdev_wg_count(wg, NETDEV_WG_TX_NO_ROOM);
+}
+
+/* Makes the begun message of 'n' bytes in 'slot' (its sealer at the end of
+ * tx->pending) wait in 'tx' to be sealed and sent to 'dst'. */
+static void
+netdev_wg_tx_pend(struct netdev_wg_tx *tx, uint8_t *slot, int n,
+                  const struct sockaddr *dst, socklen_t dst_len, uint8_t tos)
+{
+    struct netdev_wg_pending *p = &tx->pending[tx->n_pending++];
+
+    p->slot = slot;
+    p->len = n;
+    memcpy(&p->dst, dst, dst_len);
+    p->tos = tos;
 }
 
 /* Encrypts the inner packet 'inner' of 'inner_len' bytes into message slot
@@ -157,19 +202,13 @@ netdev_wg_seal_tos(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
         netdev_wg_tx_drop(wg, NETDEV_WG_TX_NO_ENDPOINT);
         return false;
     }
-    tx->messages++;
     if (p) {
-        p->slot = slot;
-        p->len = n;
-        memcpy(&p->dst, dst, dst_len);
-        p->tos = tos;
-        tx->n_pending++;
+        netdev_wg_tx_pend(tx, slot, n, dst, dst_len, tos);
     } else {
         udp_batch_tx_add_tos(dst->sa_family == AF_INET6 ? tx->q6 : tx->q4,
                              slot, n, dst, tos);
     }
-    wg->stats.tx_packets++;
-    wg->stats.tx_bytes += inner_len;
+    netdev_wg_tx_count_sent(tx, 1, inner_len);
     return true;
 }
 
@@ -198,15 +237,14 @@ netdev_wg_seal_slot(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
  * 'inner' of 'len' bytes, which asked for checksum offload.  One that does
  * not parse as such goes on as it is (as it came) and is counted. */
 static void
-netdev_wg_tx_fill_csum(struct netdev_wireguard *wg, uint8_t *inner,
-                       size_t len)
+netdev_wg_tx_fill_csum(struct netdev_wg_tx *tx, uint8_t *inner, size_t len)
 {
     if (pkt_csum_l4_fill(inner, len)) {
         COVERAGE_INC(wg_tx_csum_unfilled);
         return;
     }
     COVERAGE_INC(wg_tx_csum_fill);
-    wg->offload.csum_filled++;
+    netdev_wg_tx_add(&tx->counts.csum_filled, 1);
 }
 
 /* Encrypts and queues one inner packet of at most the MTU, 'inner' (the
@@ -227,7 +265,7 @@ netdev_wg_send_one(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
         return;
     }
     if (fill_csum) {
-        netdev_wg_tx_fill_csum(wg, inner, len);
+        netdev_wg_tx_fill_csum(tx, inner, len);
     }
     if (tx->pending) {
         memcpy(slot + WG_DEVICE_HEADROOM, inner, len);
@@ -250,14 +288,14 @@ netdev_wg_tx_mss(const struct netdev_wireguard *wg,
     return guest_mss && guest_mss < mss ? guest_mss : mss;
 }
 
-/* Counts a super-packet 'wg' cuts into 'n_segs' segments. */
+/* Counts a super-packet 'tx' cuts into 'n_segs' segments. */
 static void
-netdev_wg_count_super(struct netdev_wireguard *wg, size_t n_segs)
+netdev_wg_count_super(struct netdev_wg_tx *tx, size_t n_segs)
 {
     COVERAGE_INC(wg_tx_super_packet);
     COVERAGE_ADD(wg_tx_segment, n_segs);
-    wg->offload.super_packets++;
-    wg->offload.segments += n_segs;
+    netdev_wg_tx_add(&tx->counts.super_packets, 1);
+    netdev_wg_tx_add(&tx->counts.segments, n_segs);
 }
 
 /* Cuts the TCP super-packet of 'len' bytes at 'inner' into segments of
@@ -352,7 +390,7 @@ netdev_wg_send_super(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
         tx_slots_release_tail(&tx->slots, base, n_slots);
         return false;
     }
-    netdev_wg_count_super(wg, n_slots);
+    netdev_wg_count_super(tx, n_slots);
     tos = pkt_ecn_encap(inner, len);    /* Each segment's, too. */
     for (size_t i = 0; i < n_slots; i++) {
         /* A slot whose message fails stays unused until the flush. */
@@ -636,26 +674,24 @@ netdev_wg_tx_seal_pending(struct netdev_wg_tx *tx,
     tx->n_pending = 0;
 }
 
-/* Counts what the unlocked part of a send failed at, 'late'. */
+/* Counts what the unlocked part of a send of 'tx' failed at, 'late'. */
 static void
-netdev_wg_tx_count_late(struct netdev_wireguard *wg,
+netdev_wg_tx_count_late(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
                         const struct netdev_wg_tx_late *late)
     OVS_EXCLUDED(wg->mutex)
 {
     size_t failed = late->seal_failed;
 
+    netdev_wg_tx_uncount(tx, late->cut_msgs, late->cut_bytes);
+    netdev_wg_tx_uncount(tx, failed, late->seal_failed_bytes);
     ovs_mutex_lock(&wg->mutex);
     if (late->cut_failed) {
         COVERAGE_ADD(wg_tx_gso_error, late->cut_failed);
-        wg->stats.tx_packets -= late->cut_msgs;
-        wg->stats.tx_bytes -= late->cut_bytes;
         wg->stats.tx_errors += late->cut_failed;
         netdev_wg_count_n(wg, NETDEV_WG_TX_GSO_ERROR, late->cut_failed);
     }
     if (failed) {
         COVERAGE_ADD(wg_tx_encrypt_error, failed);
-        wg->stats.tx_packets -= failed;
-        wg->stats.tx_bytes -= late->seal_failed_bytes;
         wg->stats.tx_dropped += failed;
         netdev_wg_count_n(wg, NETDEV_WG_TX_CRYPTO_ERROR, failed);
     }
@@ -704,7 +740,7 @@ netdev_wg_tx_send(struct netdev_wireguard *wg, struct netdev_wg_txq *txq,
         netdev_wg_tx_seal_pending(&txq->tx, &late);
         late.dropped = netdev_wg_sock_send_txq(wg, txq);
         if (late.cut_failed || late.seal_failed || late.dropped) {
-            netdev_wg_tx_count_late(wg, &late);
+            netdev_wg_tx_count_late(wg, &txq->tx, &late);
         }
     } while (i < n);
     ovs_compat_batch_clear(batch);

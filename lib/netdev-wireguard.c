@@ -391,6 +391,7 @@ netdev_wireguard_set_config(struct netdev *netdev, const struct smap *args,
         }
         wg_config_move(&wg->cfg, &cfg);
         wg->configured = true;
+        netdev_wg_sock_publish(wg);
     } else {
         wg_config_destroy(&cfg);
     }
@@ -583,8 +584,11 @@ netdev_wireguard_get_stats(const struct netdev *netdev,
 {
     struct netdev_wireguard *wg = netdev_wireguard_cast(netdev);
 
+    struct netdev_wg_offload_stats o = { .super_packets = 0 };
+
     ovs_mutex_lock(&wg->mutex);
     *stats = wg->stats;
+    netdev_wg_sock_add_counts(wg, stats, &o);
     ovs_mutex_unlock(&wg->mutex);
     return 0;
 }
