@@ -83,6 +83,7 @@ netdev_wg_show_offload(struct ds *out, const struct netdev_wireguard *wg)
 {
     struct netdev_wg_offload_stats offload = wg->offload, *o = &offload;
     struct netdev_stats stats = { .tx_packets = 0 };
+    uint64_t unlocked;
 
     netdev_wg_sock_add_counts(wg, &stats, o);
     ds_put_format(out, "offload: userspace-tso %s, tcp_gro %s\n",
@@ -110,11 +111,14 @@ netdev_wg_show_offload(struct ds *out, const struct netdev_wireguard *wg)
                       " bytes\n", i, q ? q->packets : 0, q ? q->bytes : 0);
     }
     for (int i = 0; i < wg->n_txq; i++) {
-        ds_put_format(out, "  tx queue %d: %"PRIu64" messages\n", i,
-                      netdev_wg_sock_messages(&wg->txqs[i]->tx));
+        uint64_t n = netdev_wg_sock_messages(&wg->txqs[i]->tx, &unlocked);
+
+        ds_put_format(out, "  tx queue %d: %"PRIu64" messages, %"PRIu64
+                      " of them begun without the port's lock\n", i, n,
+                      unlocked);
     }
     ds_put_format(out, "  tx by the port itself: %"PRIu64" messages\n",
-                  netdev_wg_sock_messages(&wg->tx));
+                  netdev_wg_sock_messages(&wg->tx, &unlocked));
 }
 
 struct netdev_wg_show_job {

@@ -185,7 +185,9 @@ struct netdev_wg_learned {
 /* What a send batch counted: its thread adds without the port's lock,
  * readers of statistics add the batches up (netdev_wg_tx_add_counts()). */
 struct netdev_wg_tx_counts {
-    atomic_uint64_t messages;       /* Data messages made. */
+    atomic_uint64_t messages;       /* Data messages made... */
+    atomic_uint64_t unlocked;       /* ...of which without the port's
+                                     * lock. */
     atomic_uint64_t packets;        /* tx_packets and tx_bytes of the */
     atomic_uint64_t bytes;          /* port's statistics. */
     atomic_uint64_t super_packets;  /* As in struct */
@@ -625,7 +627,8 @@ void netdev_wg_sock_set_mtu(struct netdev_wireguard *wg, int mtu);
 void netdev_wg_sock_add_counts(const struct netdev_wireguard *wg,
                                struct netdev_stats *stats,
                                struct netdev_wg_offload_stats *o);
-uint64_t netdev_wg_sock_messages(const struct netdev_wg_tx *tx);
+uint64_t netdev_wg_sock_messages(const struct netdev_wg_tx *tx,
+                                 uint64_t *unlocked);
 
 /* Copies what sends without the port's lock read of its configuration
  * ('mtu', 'slot_size', 'tso', 'configured') to where they read it. */

@@ -189,12 +189,13 @@ netdev_wg_sock_add_counts(const struct netdev_wireguard *wg,
 }
 
 uint64_t
-netdev_wg_sock_messages(const struct netdev_wg_tx *tx)
+netdev_wg_sock_messages(const struct netdev_wg_tx *tx_, uint64_t *unlocked)
 {
+    struct netdev_wg_tx *tx = CONST_CAST(struct netdev_wg_tx *, tx_);
     uint64_t v;
 
-    atomic_read_relaxed(&CONST_CAST(struct netdev_wg_tx *,
-                                    tx)->counts.messages, &v);
+    atomic_read_relaxed(&tx->counts.unlocked, unlocked);
+    atomic_read_relaxed(&tx->counts.messages, &v);
     return v;
 }
 

@@ -19,6 +19,7 @@
 #include "bridge-l2.h"
 #include "coverage.h"
 #include "dp-packet.h"
+#include "hash.h"
 #include "netdev-wireguard-private.h"
 #include "openvswitch/vlog.h"
 #include "ovs-compat.h"
@@ -280,10 +281,9 @@ netdev_wg_send_one(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
  * fits the inner MTU, or less if the guest asked for less ('guest_mss', 0
  * if unknown). */
 static size_t
-netdev_wg_tx_mss(const struct netdev_wireguard *wg,
-                 const struct pkt_ip_info *info, uint16_t guest_mss)
+netdev_wg_tx_mss(int mtu, const struct pkt_ip_info *info, uint16_t guest_mss)
 {
-    size_t mss = pkt_gso_mss_for_mtu(info, wg->mtu);
+    size_t mss = pkt_gso_mss_for_mtu(info, mtu);
 
     return guest_mss && guest_mss < mss ? guest_mss : mss;
 }
@@ -321,6 +321,23 @@ netdev_wg_cut_into(const void *inner, size_t len, size_t mss, uint8_t *base,
             && n_segs == n_slots);
 }
 
+/* Returns the TCP payload bytes per segment, for inner MTU 'mtu', of the
+ * TSO super-packet 'inner' of 'len' bytes (parsed into '*info'), or 0 if
+ * the port cannot cut it into at most NETDEV_WG_TX_SLOTS segments ('*udp'
+ * says whether it is a UDP packet: a tunnel's).  Needs no lock. */
+static size_t
+netdev_wg_super_plan(int mtu, const void *inner, size_t len,
+                     uint16_t guest_mss, struct pkt_ip_info *info, bool *udp)
+{
+    bool parsed = !pkt_ip_parse(inner, len, info);
+    size_t mss;
+
+    *udp = parsed && info->l4_proto == IPPROTO_UDP;
+    mss = (parsed && info->l4_proto == IPPROTO_TCP
+           ? netdev_wg_tx_mss(mtu, info, guest_mss) : 0);
+    return mss && pkt_gso_n_segs(info, mss) <= NETDEV_WG_TX_SLOTS ? mss : 0;
+}
+
 /* Returns the TCP payload bytes per segment for the TSO super-packet
  * 'inner' of 'len' bytes (parsed into '*info'), or 0, counted, if the port
  * cannot cut it into at most NETDEV_WG_TX_SLOTS segments. */
@@ -328,10 +345,11 @@ static size_t
 netdev_wg_super_mss(struct netdev_wireguard *wg, const void *inner,
                     size_t len, uint16_t guest_mss, struct pkt_ip_info *info)
 {
-    bool parsed = !pkt_ip_parse(inner, len, info);
-    size_t mss;
+    bool udp;
+    size_t mss = netdev_wg_super_plan(wg->mtu, inner, len, guest_mss, info,
+                                      &udp);
 
-    if (parsed && info->l4_proto == IPPROTO_UDP) {
+    if (udp) {
         /* Geneve or VXLAN of OVS's own tunnels whose inner TCP packet is a
          * super-packet: OVS 3.3 and 3.4 pass these unsegmented to a port
          * that takes TSO (3.5 on segments them first).  Said in the
@@ -343,9 +361,7 @@ netdev_wg_super_mss(struct netdev_wireguard *wg, const void *inner,
         }
         return 0;
     }
-    mss = (parsed && info->l4_proto == IPPROTO_TCP
-           ? netdev_wg_tx_mss(wg, info, guest_mss) : 0);
-    if (!mss || pkt_gso_n_segs(info, mss) > NETDEV_WG_TX_SLOTS) {
+    if (!mss) {
         COVERAGE_INC(wg_tx_gso_error);
         netdev_wg_tx_error(wg, NETDEV_WG_TX_GSO_ERROR);
         return 0;
@@ -539,6 +555,37 @@ netdev_wg_check_mtu(struct netdev_wireguard *wg, const struct dp_packet *pkt,
     }
 }
 
+/* Where 'tx' remembers teaching the adapter source 'src'. */
+static struct netdev_wg_learned *
+netdev_wg_learned_slot(struct netdev_wg_tx *tx, const struct in6_addr *src)
+{
+    return &tx->learned[hash_bytes(src, sizeof *src, 0)
+                        % NETDEV_WG_TX_LEARNED];
+}
+
+/* After the adapter judged 'pkt' (under the port's lock) to go to a peer,
+ * and learned its source: a transmit queue remembers that, so that its
+ * sends without the lock may skip learning it again for a while. */
+static void
+netdev_wg_tx_remember_source(struct netdev_wireguard *wg,
+                             struct netdev_wg_tx *tx,
+                             const struct dp_packet *pkt)
+{
+    const struct eth_header *eth = dp_packet_data(pkt);
+    struct bridge_l2_egress eg;
+    struct in6_addr src;
+
+    if (tx->pending
+        && bridge_l2_from_bridge_unlocked(wg->l2, eth, dp_packet_size(pkt),
+                                          &eg, &src)) {
+        struct netdev_wg_learned *l = netdev_wg_learned_slot(tx, &src);
+
+        l->addr = src;
+        l->mac = eth->eth_src;
+        l->when = time_msec();
+    }
+}
+
 /* Takes one frame from the bridge: answers ARP/ND, drops what WireGuard
  * cannot carry, sends IP packets to their peer.  Takes ownership. */
 static void
@@ -559,6 +606,7 @@ netdev_wg_tx_frame(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
     if (action == BRIDGE_L2_EG_REPLY) {
         netdev_wg_bridge_push(wg, eg.reply);
     } else if (action == BRIDGE_L2_EG_TO_PEER) {
+        netdev_wg_tx_remember_source(wg, tx, pkt);
         peer = wg_device_route(wg->dev, eg.family, eg.dst);
         if (!peer) {
             COVERAGE_INC(wg_tx_no_route);
@@ -702,8 +750,224 @@ netdev_wg_tx_count_late(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
     ovs_mutex_unlock(&wg->mutex);
 }
 
+/* Sends without the port's lock.
+ *
+ * A transmit queue sends each frame that needs nothing of what the port's
+ * lock guards without taking it: an IP packet to a peer (judged by
+ * bridge_l2_from_bridge_unlocked()) whose source the queue taught the
+ * adapter in the last NETDEV_WG_TX_LEARNED_MS, whose peer (wg_device_route()
+ * under RCU) has an endpoint, a socket for its family and a session that
+ * needs no rekey (wg_device_encrypt_begin_unlocked()), and that is a TSO
+ * super-packet or fits the MTU.  The first frame that needs more, and the
+ * rest of the batch after it, go the locked way, so that frames leave in
+ * the order they came. */
+
+/* What a send without the lock reads of the port's configuration once. */
+struct netdev_wg_unlocked {
+    int mtu;
+    bool tso;
+    long long int now;
+};
+
+/* Reads it; false if the port is not configured yet or the queue's slots
+ * have the wrong size (the locked way resizes them). */
+static bool
+netdev_wg_unlocked_start(struct netdev_wireguard *wg,
+                         const struct netdev_wg_txq *txq,
+                         struct netdev_wg_unlocked *u)
+{
+    size_t slot_size;
+    bool ready;
+
+    atomic_read(&wg->unlocked_ready, &ready);
+    atomic_read_relaxed(&wg->unlocked_slot_size, &slot_size);
+    atomic_read_relaxed(&wg->unlocked_mtu, &u->mtu);
+    atomic_read_relaxed(&wg->unlocked_tso, &u->tso);
+    u->now = time_msec();
+    return ready && slot_size == txq->tx.slots.slot_size;
+}
+
+/* Where a send without the lock goes: the peer's endpoint. */
+struct netdev_wg_unlocked_dst {
+    struct wg_peer *peer;
+    struct sockaddr_storage ss;
+    socklen_t len;
+};
+
+/* Begins the message of 'len' inner bytes in 'slot' of 'tx' for 'd' and
+ * makes it wait in 'tx' with outer TOS 'tos'.  Returns its length, or a
+ * negative value if it needs the lock. */
+static int
+netdev_wg_begin_unlocked(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
+                         const struct netdev_wg_unlocked_dst *d,
+                         uint8_t *slot, size_t len, uint8_t tos)
+{
+    struct wg_device_sealer *sealer = &tx->pending[tx->n_pending].sealer;
+    int n = wg_device_encrypt_begin_unlocked(wg->dev, d->peer, slot, len,
+                                             tx->slots.slot_size, sealer);
+
+    if (n > 0) {
+        netdev_wg_tx_pend(tx, slot, n, (const struct sockaddr *) &d->ss,
+                          d->len, tos);
+    }
+    return n;
+}
+
+/* Sends the IP packet 'inner' of 'len' bytes, at most the MTU, of 'pkt'
+ * without the lock: copied into a slot, sealed after its return. */
+static bool
+netdev_wg_send_one_unlocked(struct netdev_wireguard *wg,
+                            struct netdev_wg_tx *tx,
+                            const struct netdev_wg_unlocked_dst *d,
+                            struct dp_packet *pkt, uint8_t *inner,
+                            size_t len)
+{
+    uint8_t *slot = tx_slots_acquire(&tx->slots, 1);
+    int n;
+
+    n = (slot ? netdev_wg_begin_unlocked(wg, tx, d, slot, len,
+                                         pkt_ecn_encap(inner, len))
+         : WG_DEVICE_TX_LOCKED);
+    if (n < 0) {
+        if (slot) {
+            tx_slots_release_tail(&tx->slots, slot, 1);
+        }
+        return false;
+    }
+    if (ovs_compat_pkt_l4_csum_partial(pkt)) {
+        netdev_wg_tx_fill_csum(tx, inner, len);
+    }
+    memcpy(slot + WG_DEVICE_HEADROOM, inner, len);
+    netdev_wg_tx_count_sent(tx, 1, len);
+    netdev_wg_tx_add(&tx->counts.unlocked, 1);
+    wg_device_note_sent_unlocked(wg->dev, d->peer, 1, n, len > 0);
+    dp_packet_delete(pkt);
+    return true;
+}
+
+/* Begins a message per segment of the TSO super-packet at 'eg' in 'pkt',
+ * to be cut into their slots after this returns (netdev_wg_tx_cut()).
+ * Takes back what it began if a segment needs the lock. */
+static bool
+netdev_wg_send_super_unlocked(struct netdev_wireguard *wg,
+                              struct netdev_wg_tx *tx,
+                              const struct netdev_wg_unlocked_dst *d,
+                              struct dp_packet *pkt,
+                              const struct bridge_l2_egress *eg, int mtu)
+{
+    const uint8_t *inner = (const uint8_t *) dp_packet_data(pkt) + eg->l3_ofs;
+    size_t first = tx->n_pending, size = tx->slots.slot_size;
+    size_t mss, n_slots, bytes = 0, inner_bytes = 0;
+    struct pkt_ip_info info;
+    uint8_t *base, tos;
+    bool udp;
+
+    mss = netdev_wg_super_plan(mtu, inner, eg->l3_len,
+                               ovs_compat_pkt_tso_segsz(pkt), &info, &udp);
+    n_slots = mss ? pkt_gso_n_segs(&info, mss) : 0;
+    base = n_slots ? tx_slots_acquire(&tx->slots, n_slots) : NULL;
+    if (!base) {
+        return false;
+    }
+    tos = pkt_ecn_encap(inner, eg->l3_len);
+    for (size_t i = 0; i < n_slots; i++) {
+        size_t seg = pkt_gso_seg_len(&info, mss, i);
+        int n = netdev_wg_begin_unlocked(wg, tx, d, base + i * size, seg,
+                                         tos);
+
+        if (n < 0) {
+            netdev_wg_tx_cancel(tx, first, tx->n_pending - first);
+            tx->n_pending = first;
+            tx_slots_release_tail(&tx->slots, base, n_slots);
+            return false;
+        }
+        bytes += n;
+        inner_bytes += seg;
+    }
+    netdev_wg_count_super(tx, n_slots);
+    netdev_wg_tx_count_sent(tx, n_slots, inner_bytes);
+    netdev_wg_tx_add(&tx->counts.unlocked, n_slots);
+    wg_device_note_sent_unlocked(wg->dev, d->peer, n_slots, bytes, true);
+    dp_packet_pull(pkt, eg->l3_ofs);
+    dp_packet_set_size(pkt, eg->l3_len);
+    tx->cuts[tx->n_cuts++] = (struct netdev_wg_cut) {
+        .pkt = pkt, .base = base, .n_slots = n_slots, .mss = mss,
+        .first = first, .n_begun = n_slots,
+    };
+    return true;
+}
+
+/* Sends frame 'pkt' of the bridge without the port's lock if it needs
+ * none (see above): then takes it and returns true.  Otherwise returns
+ * false, with 'pkt' as it was. */
+static bool
+netdev_wg_tx_frame_unlocked(struct netdev_wireguard *wg,
+                            struct netdev_wg_tx *tx, struct dp_packet *pkt,
+                            const struct netdev_wg_unlocked *u)
+    OVS_REQ_RDLOCK(wg->sock_rwlock)
+{
+    const struct eth_header *eth = dp_packet_data(pkt);
+    const struct netdev_wg_learned *l;
+    struct netdev_wg_unlocked_dst d;
+    struct bridge_l2_egress eg;
+    struct in6_addr src;
+
+    if (!bridge_l2_from_bridge_unlocked(wg->l2, eth, dp_packet_size(pkt),
+                                        &eg, &src)) {
+        return false;
+    }
+    l = netdev_wg_learned_slot(tx, &src);
+    if (!ipv6_addr_equals(&l->addr, &src)
+        || !eth_addr_equals(l->mac, eth->eth_src)
+        || u->now - l->when >= NETDEV_WG_TX_LEARNED_MS) {
+        return false;
+    }
+    d.peer = wg_device_route(wg->dev, eg.family, eg.dst);
+    if (!d.peer || !wg_device_peer_endpoint_copy(d.peer, &d.ss, &d.len)
+        || !netdev_wg_sock_for(wg, d.ss.ss_family)) {
+        return false;
+    } else if (eg.l3_len <= u->mtu) {
+        return netdev_wg_send_one_unlocked(wg, tx, &d, pkt,
+                                           ((uint8_t *) dp_packet_data(pkt)
+                                            + eg.l3_ofs), eg.l3_len);
+    } else if (ovs_compat_pkt_is_tso(pkt) && u->tso) {
+        return netdev_wg_send_super_unlocked(wg, tx, &d, pkt, &eg, u->mtu);
+    }
+    return false;
+}
+
+/* Takes frames of 'batch' from '*i' on without the port's lock while each
+ * needs none and transmit queue 'txq' has room for what one frame can
+ * make. */
+static void
+netdev_wg_tx_frames_unlocked(struct netdev_wireguard *wg,
+                             struct netdev_wg_txq *txq,
+                             struct dp_packet_batch *batch, size_t *i)
+    OVS_EXCLUDED(wg->mutex)
+{
+    size_t n = dp_packet_batch_size(batch);
+    struct netdev_wg_unlocked u;
+
+    if (!netdev_wg_unlocked_start(wg, txq, &u)) {
+        return;
+    }
+    ovs_rwlock_rdlock(&wg->sock_rwlock);
+    while (*i < n && tx_slots_room(&txq->tx.slots) >= NETDEV_WG_TX_SLOTS) {
+        struct dp_packet *pkt = batch->packets[*i];
+
+        ovs_compat_pkt_finish_tunnel_csum(pkt);
+        if (!netdev_wg_tx_frame_unlocked(wg, &txq->tx, pkt, &u)) {
+            break;
+        }
+        (*i)++;
+    }
+    ovs_rwlock_unlock(&wg->sock_rwlock);
+}
+
 /* Takes frames of 'batch' from '*i' on while transmit queue 'txq' has room
- * for what one frame can make, under the port's lock. */
+ * for what one frame can make, under the port's lock.  Slots of the wrong
+ * size are replaced, but not under messages begun without the lock: then
+ * the batch is sent first. */
 static void
 netdev_wg_tx_frames(struct netdev_wireguard *wg, struct netdev_wg_txq *txq,
                     struct dp_packet_batch *batch, size_t *i)
@@ -711,6 +975,10 @@ netdev_wg_tx_frames(struct netdev_wireguard *wg, struct netdev_wg_txq *txq,
 {
     size_t n = dp_packet_batch_size(batch);
 
+    if (txq->tx.n_pending
+        && txq->tx.slots.slot_size != wg->slot_size) {
+        return;
+    }
     netdev_wg_sock_fit_txq(wg, txq);
     wg_device_clock_freeze(wg->dev);
     while (*i < n && tx_slots_room(&txq->tx.slots) >= NETDEV_WG_TX_SLOTS) {
@@ -726,16 +994,20 @@ netdev_wg_tx_send(struct netdev_wireguard *wg, struct netdev_wg_txq *txq,
 {
     size_t i = 0, n = dp_packet_batch_size(batch);
 
-    /* Routing and the engine's bookkeeping hold the lock; cutting
-     * super-packets into segments, the cipher and the socket do not, so
-     * that several threads sending to the port do those at the same
-     * time. */
+    /* What needs no lock goes without it; what does (the adapter's
+     * learning and answers, a peer without a session, fragments, drops)
+     * takes it, for the rest of the round.  Cutting super-packets into
+     * segments, the cipher and the socket never hold it, so that several
+     * threads sending to the port do those at the same time. */
     do {
         struct netdev_wg_tx_late late = { 0, 0, 0, 0, 0, 0 };
 
-        ovs_mutex_lock(&wg->mutex);
-        netdev_wg_tx_frames(wg, txq, batch, &i);
-        ovs_mutex_unlock(&wg->mutex);
+        netdev_wg_tx_frames_unlocked(wg, txq, batch, &i);
+        if (i < n && tx_slots_room(&txq->tx.slots) >= NETDEV_WG_TX_SLOTS) {
+            ovs_mutex_lock(&wg->mutex);
+            netdev_wg_tx_frames(wg, txq, batch, &i);
+            ovs_mutex_unlock(&wg->mutex);
+        }
         netdev_wg_tx_cut(&txq->tx, &late);
         netdev_wg_tx_seal_pending(&txq->tx, &late);
         late.dropped = netdev_wg_sock_send_txq(wg, txq);
