@@ -952,14 +952,17 @@ netdev_wg_tx_frames_unlocked(struct netdev_wireguard *wg,
         return;
     }
     ovs_rwlock_rdlock(&wg->sock_rwlock);
-    while (*i < n && tx_slots_room(&txq->tx.slots) >= NETDEV_WG_TX_SLOTS) {
-        struct dp_packet *pkt = batch->packets[*i];
+    for (size_t k = *i; k < n; k++) {
+        struct dp_packet *pkt = batch->packets[k];
 
+        if (tx_slots_room(&txq->tx.slots) < NETDEV_WG_TX_SLOTS) {
+            break;
+        }
         ovs_compat_pkt_finish_tunnel_csum(pkt);
         if (!netdev_wg_tx_frame_unlocked(wg, &txq->tx, pkt, &u)) {
             break;
         }
-        (*i)++;
+        *i = k + 1;
     }
     ovs_rwlock_unlock(&wg->sock_rwlock);
 }
