@@ -427,16 +427,32 @@ extern struct ovs_list netdev_wg_list OVS_GUARDED_BY(netdev_wg_list_mutex);
  * fatal-signal mutex is taken: a UAPI socket is opened and closed with
  * none held (netdev_wg_uapi_update(), netdev_wg_uapi_reap()).
  *
- * What runs outside 'wg->mutex': a send through a transmit queue takes it to
- * route and to reserve each message's counter (wg_device_encrypt_begin(),
- * which holds the keypair; for a TSO super-packet, one per segment, with the
- * length the segment will have), then releases it to cut super-packets into
- * their segments (pkt-gso, the copy and the TCP checksums), to encrypt
- * (wg_device_encrypt_finish()) and to sendmmsg(), so that threads sending to
- * one port do those in parallel.  A keypair is referenced while a message is
- * sealed (struct wg_noise_keypair), so a rekey or a peer's removal on another
- * thread never frees keys in use; intel-ipsec-mb keeps one manager per thread
- * (wg-aead-ipsecmb.c) and an OpenSSL key serializes its own context
+ * What runs outside 'wg->mutex'.  A send through a transmit queue takes no
+ * lock of the port for a frame that needs none of what the lock guards
+ * (netdev-wireguard-tx.c, "Sends without the port's lock"): the layer-2
+ * adapter judges it from a copy of its configuration published under OVS
+ * RCU (bridge_l2_from_bridge_unlocked()), the queue remembers which
+ * sources it taught the neighbor table in the last second
+ * (NETDEV_WG_TX_LEARNED_MS), the route, the peer, its current keypair and
+ * its endpoint are read under RCU (wg-allowedips, wg-noise, wg-peer; freed
+ * a grace period after removal), the nonce is taken by compare-and-swap
+ * (wg_noise_keypair_take_counter()), the keypair is referenced for the
+ * seal, the peer's counters and send times are atomics that
+ * wg_device_run() takes in under the lock every WG_DEVICE_SYNC_MS (the
+ * timers they set), the queue's counters are atomics that readers add up
+ * (struct netdev_wg_tx_counts), and the MTU, slot size and TSO setting are
+ * atomic copies (netdev_wg_sock_publish()).  Everything else takes
+ * 'wg->mutex' for the rest of the round, in order: the adapter's learning
+ * and answers, a peer without a session or due for a rekey (the handshake
+ * starts there), fragments, ICMP "too big", every drop.  Either way the
+ * lock is never held to cut super-packets into their segments (pkt-gso,
+ * the copy and the TCP checksums), to encrypt (wg_device_encrypt_finish())
+ * or to sendmmsg() (the sockets under 'sock_rwlock', read), so threads
+ * sending to one port do those in parallel.  A keypair is referenced while
+ * a message is sealed (struct wg_noise_keypair), so a rekey or a peer's
+ * removal on another thread never frees keys in use; intel-ipsec-mb keeps
+ * one manager per thread (wg-aead-ipsecmb.c) and an OpenSSL key serializes
+ * its own context
  * (wg-crypto.c).  A receive round likewise takes it to handle handshakes and
  * begin each data message (wg_device_decrypt_begin(), which holds the
  * keypair), then to end them (the replay window, timers, cryptokey routing)
