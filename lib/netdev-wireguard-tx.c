@@ -783,15 +783,16 @@ netdev_wg_unlocked_start(struct netdev_wireguard *wg,
     atomic_read_relaxed(&wg->unlocked_slot_size, &slot_size);
     atomic_read_relaxed(&wg->unlocked_mtu, &u->mtu);
     atomic_read_relaxed(&wg->unlocked_tso, &u->tso);
-    u->now = time_msec();
+    u->now = wg_device_now_unlocked(wg->dev);
     return ready && slot_size == txq->tx.slots.slot_size;
 }
 
-/* Where a send without the lock goes: the peer's endpoint. */
+/* Where a send without the lock goes: the peer's endpoint; and when. */
 struct netdev_wg_unlocked_dst {
     struct wg_peer *peer;
     struct sockaddr_storage ss;
     socklen_t len;
+    long long int now;
 };
 
 /* Begins the message of 'len' inner bytes in 'slot' of 'tx' for 'd' and
@@ -804,7 +805,8 @@ netdev_wg_begin_unlocked(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
 {
     struct wg_device_sealer *sealer = &tx->pending[tx->n_pending].sealer;
     int n = wg_device_encrypt_begin_unlocked(wg->dev, d->peer, slot, len,
-                                             tx->slots.slot_size, sealer);
+                                             tx->slots.slot_size, d->now,
+                                             sealer);
 
     if (n > 0) {
         netdev_wg_tx_pend(tx, slot, n, (const struct sockaddr *) &d->ss,
@@ -840,7 +842,7 @@ netdev_wg_send_one_unlocked(struct netdev_wireguard *wg,
     memcpy(slot + WG_DEVICE_HEADROOM, inner, len);
     netdev_wg_tx_count_sent(tx, 1, len);
     netdev_wg_tx_add(&tx->counts.unlocked, 1);
-    wg_device_note_sent_unlocked(wg->dev, d->peer, 1, n, len > 0);
+    wg_device_note_sent_unlocked(wg->dev, d->peer, 1, n, len > 0, d->now);
     dp_packet_delete(pkt);
     return true;
 }
@@ -887,7 +889,8 @@ netdev_wg_send_super_unlocked(struct netdev_wireguard *wg,
     netdev_wg_count_super(tx, n_slots);
     netdev_wg_tx_count_sent(tx, n_slots, inner_bytes);
     netdev_wg_tx_add(&tx->counts.unlocked, n_slots);
-    wg_device_note_sent_unlocked(wg->dev, d->peer, n_slots, bytes, true);
+    wg_device_note_sent_unlocked(wg->dev, d->peer, n_slots, bytes, true,
+                                 d->now);
     dp_packet_pull(pkt, eg->l3_ofs);
     dp_packet_set_size(pkt, eg->l3_len);
     tx->cuts[tx->n_cuts++] = (struct netdev_wg_cut) {
@@ -922,6 +925,7 @@ netdev_wg_tx_frame_unlocked(struct netdev_wireguard *wg,
         || u->now - l->when >= NETDEV_WG_TX_LEARNED_MS) {
         return false;
     }
+    d.now = u->now;
     d.peer = wg_device_route(wg->dev, eg.family, eg.dst);
     if (!d.peer || !wg_device_peer_endpoint_copy(d.peer, &d.ss, &d.len)
         || !netdev_wg_sock_for(wg, d.ss.ss_family)) {

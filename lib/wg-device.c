@@ -797,10 +797,8 @@ wg_device_encrypt_begin(struct wg_device *dev, struct wg_peer *peer,
     return total;
 }
 
-/* The clock of the hooks: wg_device_now() reads the frozen clock, which
- * only the lock's holder may. */
-static long long int
-unlocked_now(const struct wg_device *dev)
+long long int
+wg_device_now_unlocked(const struct wg_device *dev)
 {
     return dev->hooks.now_ms ? dev->hooks.now_ms(dev->aux) : time_msec();
 }
@@ -808,13 +806,12 @@ unlocked_now(const struct wg_device *dev)
 int
 wg_device_encrypt_begin_unlocked(struct wg_device *dev, struct wg_peer *peer,
                                  uint8_t *msg, size_t inner_len,
-                                 size_t msg_size,
+                                 size_t msg_size, long long int now,
                                  struct wg_device_sealer *sealer)
 {
     struct wg_noise_keypair *kp = wg_noise_keypairs_current(&peer->keypairs);
     size_t padded = padded_len(dev, inner_len);
     size_t total = WG_DEVICE_HEADROOM + padded + WG_AEAD_TAG_LEN;
-    long long int now = unlocked_now(dev);
 
     if (total > msg_size || total > INT_MAX) {
         return WG_DEVICE_TX_NO_ROOM;
@@ -844,9 +841,10 @@ store_if_new(atomic_llong *var, long long int value)
 
 void
 wg_device_note_sent_unlocked(struct wg_device *dev, struct wg_peer *peer,
-                             size_t n_msgs, size_t bytes, bool data)
+                             size_t n_msgs, size_t bytes, bool data,
+                             long long int now)
 {
-    long long int now = unlocked_now(dev), none = 0;
+    long long int none = 0;
     uint64_t orig;
     bool flagged;
 

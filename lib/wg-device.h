@@ -376,10 +376,16 @@ void wg_device_encrypt_cancel(struct wg_device_sealer *sealer);
 int wg_device_encrypt_begin_unlocked(struct wg_device *dev,
                                      struct wg_peer *peer, uint8_t *msg,
                                      size_t inner_len, size_t msg_size,
+                                     long long int now,
                                      struct wg_device_sealer *sealer);
 void wg_device_note_sent_unlocked(struct wg_device *dev,
                                   struct wg_peer *peer, size_t n_msgs,
-                                  size_t bytes, bool data);
+                                  size_t bytes, bool data,
+                                  long long int now);
+
+/* The device's clock for them ('now' above: read it once per batch), on
+ * any thread. */
+long long int wg_device_now_unlocked(const struct wg_device *dev);
 bool wg_device_peer_endpoint_copy(const struct wg_peer *peer,
                                   struct sockaddr_storage *ss,
                                   socklen_t *len);

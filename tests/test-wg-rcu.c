@@ -310,11 +310,13 @@ device_read_batch(struct device_test *dt)
         socklen_t ss_len;
         int len;
 
-        len = wg_device_encrypt_begin_unlocked(a->dev, peer, msg, 64,
-                                               sizeof msg, &sealer);
+        len = wg_device_encrypt_begin_unlocked(
+            a->dev, peer, msg, 64, sizeof msg,
+            wg_device_now_unlocked(a->dev), &sealer);
         if (len > 0) {
             WGTEST_CHECK(wg_device_encrypt_finish(&sealer, msg));
-            wg_device_note_sent_unlocked(a->dev, peer, 1, len, true);
+            wg_device_note_sent_unlocked(a->dev, peer, 1, len, true,
+                                         wg_device_now_unlocked(a->dev));
             n++;
         } else {
             WGTEST_CHECK(len == WG_DEVICE_TX_LOCKED);
@@ -416,12 +418,13 @@ unlocked_send(struct wgpair *p, size_t len, uint8_t seed)
     memset(&m, 0, sizeof m);
     wgpair_make_ip(p, 0, false, len, seed, m.data + WG_DEVICE_HEADROOM);
     n = wg_device_encrypt_begin_unlocked(a->dev, a->peer, m.data, len,
-                                         sizeof m.data, &sealer);
+                                         sizeof m.data, p->now_ms, &sealer);
     if (n < 0) {
         return n;
     }
     WGTEST_CHECK(wg_device_encrypt_finish(&sealer, m.data));
-    wg_device_note_sent_unlocked(a->dev, a->peer, 1, n, len > 0);
+    wg_device_note_sent_unlocked(a->dev, a->peer, 1, n, len > 0,
+                                 p->now_ms);
     WGTEST_CHECK(wg_device_peer_endpoint_copy(
                      a->peer, (struct sockaddr_storage *) &m.src, &dst_len));
     WGTEST_CHECK(dst_len == sizeof m.src
