@@ -87,13 +87,15 @@ netdev_wg_tx_error(struct netdev_wireguard *wg, enum netdev_wg_counter c)
     netdev_wg_count(wg, c);
 }
 
-/* Adds 'n' to counter 'c' of a send batch (its thread alone adds). */
+/* Adds 'n' to counter 'c' of a send batch.  Only the batch's thread
+ * writes it, so a plain load and store do, atomic for its readers. */
 static void
 netdev_wg_tx_add(atomic_uint64_t *c, uint64_t n)
 {
-    uint64_t orig;
+    uint64_t v;
 
-    atomic_add_relaxed(c, n, &orig);
+    atomic_read_relaxed(c, &v);
+    atomic_store_relaxed(c, v + n);
 }
 
 /* Counts 'n' messages of 'inner_bytes' made by 'tx' for the bridge's
@@ -112,10 +114,8 @@ netdev_wg_tx_count_sent(struct netdev_wg_tx *tx, size_t n,
 static void
 netdev_wg_tx_uncount(struct netdev_wg_tx *tx, size_t n, size_t inner_bytes)
 {
-    uint64_t orig;
-
-    atomic_sub_relaxed(&tx->counts.packets, n, &orig);
-    atomic_sub_relaxed(&tx->counts.bytes, inner_bytes, &orig);
+    netdev_wg_tx_add(&tx->counts.packets, -(uint64_t) n);
+    netdev_wg_tx_add(&tx->counts.bytes, -(uint64_t) inner_bytes);
 }
 
 /* Slots, encryption, segmentation. */
@@ -795,24 +795,41 @@ struct netdev_wg_unlocked_dst {
     long long int now;
 };
 
-/* Begins the message of 'len' inner bytes in 'slot' of 'tx' for 'd' and
- * makes it wait in 'tx' with outer TOS 'tos'.  Returns its length, or a
- * negative value if it needs the lock. */
+/* Begins the message of 'len' inner bytes in 'slot' of 'tx' for 'd',
+ * reserved in 'r', and makes it wait in 'tx' with outer TOS 'tos'.
+ * Returns its length, or a negative value. */
 static int
-netdev_wg_begin_unlocked(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
+netdev_wg_begin_reserved(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
                          const struct netdev_wg_unlocked_dst *d,
-                         uint8_t *slot, size_t len, uint8_t tos)
+                         struct wg_device_reservation *r, uint8_t *slot,
+                         size_t len, uint8_t tos)
 {
     struct wg_device_sealer *sealer = &tx->pending[tx->n_pending].sealer;
-    int n = wg_device_encrypt_begin_unlocked(wg->dev, d->peer, slot, len,
-                                             tx->slots.slot_size, d->now,
-                                             sealer);
+    int n = wg_device_encrypt_begin_reserved(wg->dev, r, slot, len,
+                                             tx->slots.slot_size, sealer);
 
     if (n > 0) {
         netdev_wg_tx_pend(tx, slot, n, (const struct sockaddr *) &d->ss,
                           d->len, tos);
     }
     return n;
+}
+
+/* Reserves 'n' messages for 'd' and 'n' slots of 'tx' for them: returns
+ * the first slot, or NULL with nothing reserved. */
+static uint8_t *
+netdev_wg_reserve_unlocked(struct netdev_wireguard *wg,
+                           struct netdev_wg_tx *tx,
+                           const struct netdev_wg_unlocked_dst *d, size_t n,
+                           struct wg_device_reservation *r)
+{
+    uint8_t *base = tx_slots_acquire(&tx->slots, n);
+
+    if (base && wg_device_reserve_unlocked(wg->dev, d->peer, n, d->now, r)) {
+        tx_slots_release_tail(&tx->slots, base, n);
+        base = NULL;
+    }
+    return base;
 }
 
 /* Sends the IP packet 'inner' of 'len' bytes, at most the MTU, of 'pkt'
@@ -824,16 +841,18 @@ netdev_wg_send_one_unlocked(struct netdev_wireguard *wg,
                             struct dp_packet *pkt, uint8_t *inner,
                             size_t len)
 {
-    uint8_t *slot = tx_slots_acquire(&tx->slots, 1);
+    struct wg_device_reservation r;
+    uint8_t *slot = netdev_wg_reserve_unlocked(wg, tx, d, 1, &r);
     int n;
 
-    n = (slot ? netdev_wg_begin_unlocked(wg, tx, d, slot, len,
-                                         pkt_ecn_encap(inner, len))
-         : WG_DEVICE_TX_LOCKED);
+    if (!slot) {
+        return false;
+    }
+    n = netdev_wg_begin_reserved(wg, tx, d, &r, slot, len,
+                                 pkt_ecn_encap(inner, len));
+    wg_device_reservation_release(&r);
     if (n < 0) {
-        if (slot) {
-            tx_slots_release_tail(&tx->slots, slot, 1);
-        }
+        tx_slots_release_tail(&tx->slots, slot, 1);
         return false;
     }
     if (ovs_compat_pkt_l4_csum_partial(pkt)) {
@@ -860,6 +879,7 @@ netdev_wg_send_super_unlocked(struct netdev_wireguard *wg,
     const uint8_t *inner = (const uint8_t *) dp_packet_data(pkt) + eg->l3_ofs;
     size_t first = tx->n_pending, size = tx->slots.slot_size;
     size_t mss, n_slots, bytes = 0, inner_bytes = 0;
+    struct wg_device_reservation r;
     struct pkt_ip_info info;
     uint8_t *base, tos;
     bool udp;
@@ -867,19 +887,21 @@ netdev_wg_send_super_unlocked(struct netdev_wireguard *wg,
     mss = netdev_wg_super_plan(mtu, inner, eg->l3_len,
                                ovs_compat_pkt_tso_segsz(pkt), &info, &udp);
     n_slots = mss ? pkt_gso_n_segs(&info, mss) : 0;
-    base = n_slots ? tx_slots_acquire(&tx->slots, n_slots) : NULL;
+    base = (n_slots ? netdev_wg_reserve_unlocked(wg, tx, d, n_slots, &r)
+            : NULL);
     if (!base) {
         return false;
     }
     tos = pkt_ecn_encap(inner, eg->l3_len);
     for (size_t i = 0; i < n_slots; i++) {
         size_t seg = pkt_gso_seg_len(&info, mss, i);
-        int n = netdev_wg_begin_unlocked(wg, tx, d, base + i * size, seg,
+        int n = netdev_wg_begin_reserved(wg, tx, d, &r, base + i * size, seg,
                                          tos);
 
         if (n < 0) {
             netdev_wg_tx_cancel(tx, first, tx->n_pending - first);
             tx->n_pending = first;
+            wg_device_reservation_release(&r);
             tx_slots_release_tail(&tx->slots, base, n_slots);
             return false;
         }

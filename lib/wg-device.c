@@ -663,27 +663,40 @@ keep_key_fresh_send(struct wg_device *dev, struct wg_peer *peer,
     }
 }
 
-/* Writes the header of a data message with the next counter of 'kp';
+/* Writes the header of a data message with counter 'counter' of 'kp';
  * '*sealer' is what finish_seal() needs to seal the inner packet 'inner'
- * of 'inner_len' bytes, padded to 'padded', into it.  Returns false if
- * 'kp' has no counter left (another sender may have taken the last one
- * since the caller checked). */
-static bool
-begin_seal(struct wg_noise_keypair *kp, uint8_t *msg, const uint8_t *inner,
-           size_t inner_len, size_t padded, struct wg_device_sealer *sealer)
+ * of 'inner_len' bytes, padded to 'padded', into it. */
+static void
+write_header(struct wg_noise_keypair *kp, uint64_t counter, uint8_t *msg,
+             const uint8_t *inner, size_t inner_len, size_t padded,
+             struct wg_device_sealer *sealer)
 {
     struct wg_msg_data *hdr = (struct wg_msg_data *) msg;
 
     sealer->kp = kp;
-    if (!wg_noise_keypair_take_counter(kp, &sealer->counter)) {
-        return false;
-    }
+    sealer->counter = counter;
     sealer->inner = inner;
     sealer->inner_len = inner_len;
     sealer->padded = padded;
     hdr->type = htole32(WG_MSG_DATA);
     hdr->receiver = htole32(kp->remote_index);
-    hdr->counter = htole64(sealer->counter);
+    hdr->counter = htole64(counter);
+}
+
+/* The same with the next counter of 'kp'.  Returns false if 'kp' has no
+ * counter left (another sender may have taken the last one since the
+ * caller checked). */
+static bool
+begin_seal(struct wg_noise_keypair *kp, uint8_t *msg, const uint8_t *inner,
+           size_t inner_len, size_t padded, struct wg_device_sealer *sealer)
+{
+    uint64_t counter;
+
+    sealer->kp = kp;
+    if (!wg_noise_keypair_take_counters(kp, 1, &counter)) {
+        return false;
+    }
+    write_header(kp, counter, msg, inner, inner_len, padded, sealer);
     return true;
 }
 
@@ -804,26 +817,71 @@ wg_device_now_unlocked(const struct wg_device *dev)
 }
 
 int
+wg_device_reserve_unlocked(struct wg_device *dev, struct wg_peer *peer,
+                           size_t n, long long int now,
+                           struct wg_device_reservation *r)
+{
+    struct wg_noise_keypair *kp = wg_noise_keypairs_current(&peer->keypairs);
+
+    memset(r, 0, sizeof *r);
+    if (!n || !wg_noise_keypair_can_send(kp, now) || rekey_due(dev, kp, now)
+        || !wg_noise_keypair_try_ref(kp)) {
+        return WG_DEVICE_TX_LOCKED;
+    } else if (!wg_noise_keypair_take_counters(kp, n, &r->next)) {
+        wg_noise_keypair_unref(kp);
+        return WG_DEVICE_TX_LOCKED;
+    }
+    for (size_t i = 1; i < n; i++) {
+        wg_noise_keypair_ref(kp);
+    }
+    r->kp = kp;
+    r->left = n;
+    return 0;
+}
+
+int
+wg_device_encrypt_begin_reserved(struct wg_device *dev,
+                                 struct wg_device_reservation *r,
+                                 uint8_t *msg, size_t inner_len,
+                                 size_t msg_size,
+                                 struct wg_device_sealer *sealer)
+{
+    size_t padded = padded_len(dev, inner_len);
+    size_t total = WG_DEVICE_HEADROOM + padded + WG_AEAD_TAG_LEN;
+
+    ovs_assert(r->left);
+    if (total > msg_size || total > INT_MAX) {
+        return WG_DEVICE_TX_NO_ROOM;
+    }
+    write_header(r->kp, r->next++, msg, msg + WG_DEVICE_HEADROOM, inner_len,
+                 padded, sealer);
+    r->left--;
+    return total;
+}
+
+void
+wg_device_reservation_release(struct wg_device_reservation *r)
+{
+    for (; r->left; r->left--) {
+        wg_noise_keypair_unref(r->kp);
+    }
+}
+
+int
 wg_device_encrypt_begin_unlocked(struct wg_device *dev, struct wg_peer *peer,
                                  uint8_t *msg, size_t inner_len,
                                  size_t msg_size, long long int now,
                                  struct wg_device_sealer *sealer)
 {
-    struct wg_noise_keypair *kp = wg_noise_keypairs_current(&peer->keypairs);
-    size_t padded = padded_len(dev, inner_len);
-    size_t total = WG_DEVICE_HEADROOM + padded + WG_AEAD_TAG_LEN;
+    struct wg_device_reservation r;
+    int n = wg_device_reserve_unlocked(dev, peer, 1, now, &r);
 
-    if (total > msg_size || total > INT_MAX) {
-        return WG_DEVICE_TX_NO_ROOM;
-    } else if (!wg_noise_keypair_can_send(kp, now) || rekey_due(dev, kp, now)
-               || !wg_noise_keypair_try_ref(kp)) {
-        return WG_DEVICE_TX_LOCKED;
-    } else if (!begin_seal(kp, msg, msg + WG_DEVICE_HEADROOM, inner_len,
-                           padded, sealer)) {
-        wg_noise_keypair_unref(kp);
-        return WG_DEVICE_TX_LOCKED;
+    if (!n) {
+        n = wg_device_encrypt_begin_reserved(dev, &r, msg, inner_len,
+                                             msg_size, sealer);
+        wg_device_reservation_release(&r);
     }
-    return total;
+    return n;
 }
 
 /* Stores 'value' in '*var' unless it is there already: senders on several
@@ -852,8 +910,11 @@ wg_device_note_sent_unlocked(struct wg_device *dev, struct wg_peer *peer,
     atomic_add_relaxed(&peer->unlocked_tx_packets, n_msgs, &orig);
     store_if_new(&peer->unlocked_last_ms, now);
     if (data) {
-        atomic_compare_exchange_strong_relaxed(&peer->unlocked_first_data_ms,
-                                               &none, now);
+        atomic_read_relaxed(&peer->unlocked_first_data_ms, &none);
+        if (!none) {
+            atomic_compare_exchange_strong_relaxed(
+                &peer->unlocked_first_data_ms, &none, now);
+        }
     }
     atomic_read_relaxed(&dev->unlocked_sends, &flagged);
     if (!flagged) {

@@ -378,6 +378,29 @@ int wg_device_encrypt_begin_unlocked(struct wg_device *dev,
                                      size_t inner_len, size_t msg_size,
                                      long long int now,
                                      struct wg_device_sealer *sealer);
+
+/* The same for several messages to one peer (a super-packet's segments):
+ * wg_device_reserve_unlocked() returns 0 and reserves 'n' of them in '*r'
+ * (one keypair reference and one nonce each, taken at once), or returns
+ * WG_DEVICE_TX_LOCKED and reserves none; each
+ * wg_device_encrypt_begin_reserved() begins one as
+ * wg_device_encrypt_begin() would (its length, or WG_DEVICE_TX_NO_ROOM
+ * without using the reservation); wg_device_reservation_release() gives
+ * back what is left unused. */
+struct wg_device_reservation {
+    struct wg_noise_keypair *kp;
+    uint64_t next;              /* Nonce of the next message. */
+    size_t left;                /* Messages left to begin. */
+};
+int wg_device_reserve_unlocked(struct wg_device *dev, struct wg_peer *peer,
+                               size_t n, long long int now,
+                               struct wg_device_reservation *r);
+int wg_device_encrypt_begin_reserved(struct wg_device *dev,
+                                     struct wg_device_reservation *r,
+                                     uint8_t *msg, size_t inner_len,
+                                     size_t msg_size,
+                                     struct wg_device_sealer *sealer);
+void wg_device_reservation_release(struct wg_device_reservation *r);
 void wg_device_note_sent_unlocked(struct wg_device *dev,
                                   struct wg_peer *peer, size_t n_msgs,
                                   size_t bytes, bool data,

@@ -621,19 +621,27 @@ wg_noise_keypairs_current(const struct wg_noise_keypairs *kps)
 }
 
 bool
-wg_noise_keypair_take_counter(struct wg_noise_keypair *kp,
-                              uint64_t *counter)
+wg_noise_keypair_take_counters(struct wg_noise_keypair *kp, size_t n,
+                               uint64_t *first)
 {
     /* Compare-and-swap, not an add: senders that keep trying past the
      * limit must never wrap the counter around to nonces already used. */
-    atomic_read_relaxed(&kp->send_counter, counter);
+    atomic_read_relaxed(&kp->send_counter, first);
     do {
-        if (*counter >= WG_REJECT_AFTER_MESSAGES) {
+        if (*first >= WG_REJECT_AFTER_MESSAGES
+            || WG_REJECT_AFTER_MESSAGES - *first < n) {
             return false;
         }
     } while (!atomic_compare_exchange_weak_relaxed(&kp->send_counter,
-                                                   counter, *counter + 1));
+                                                   first, *first + n));
     return true;
+}
+
+bool
+wg_noise_keypair_take_counter(struct wg_noise_keypair *kp,
+                              uint64_t *counter)
+{
+    return wg_noise_keypair_take_counters(kp, 1, counter);
 }
 
 uint64_t

@@ -129,6 +129,11 @@ struct wg_noise_keypair *wg_noise_keypairs_current(
 bool wg_noise_keypair_take_counter(struct wg_noise_keypair *kp,
                                    uint64_t *counter);
 
+/* The same for 'n' consecutive nonces, the first in '*first': all of them
+ * or, if fewer than 'n' are left, none. */
+bool wg_noise_keypair_take_counters(struct wg_noise_keypair *kp, size_t n,
+                                    uint64_t *first);
+
 /* The next nonce 'kp' would give (a snapshot when senders run). */
 uint64_t wg_noise_keypair_send_counter(const struct wg_noise_keypair *kp);
 

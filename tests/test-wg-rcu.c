@@ -263,6 +263,7 @@ test_noise_counter_threads(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     size_t n = N_READERS * COUNTERS_PER_THREAD;
     struct counter_test ct;
     struct wgpair p;
+    uint64_t first;
 
     wgpair_init(&p, NULL, NULL);
     wgpair_handshake(&p, 0);
@@ -274,6 +275,15 @@ test_noise_counter_threads(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
 
     /* 1000 nonces before REJECT_AFTER_MESSAGES: exactly 1000 are given. */
     WGTEST_CHECK(counter_run(&ct, WG_REJECT_AFTER_MESSAGES - 1000) == 1000);
+
+    /* Several at once: all or none. */
+    atomic_store(&ct.kp->send_counter, WG_REJECT_AFTER_MESSAGES - 4);
+    WGTEST_CHECK(wg_noise_keypair_take_counters(ct.kp, 3, &first)
+                 && first == WG_REJECT_AFTER_MESSAGES - 4);
+    WGTEST_CHECK(!wg_noise_keypair_take_counters(ct.kp, 2, &first));
+    WGTEST_CHECK(wg_noise_keypair_take_counters(ct.kp, 1, &first)
+                 && first == WG_REJECT_AFTER_MESSAGES - 1);
+    WGTEST_CHECK(!wg_noise_keypair_take_counters(ct.kp, 1, &first));
     WGTEST_CHECK(!wg_device_peer_has_session(p.node[0].dev,
                                              p.node[0].peer));
     wgpair_destroy(&p);
