@@ -436,7 +436,7 @@ extern struct ovs_list netdev_wg_list OVS_GUARDED_BY(netdev_wg_list_mutex);
  * (NETDEV_WG_TX_LEARNED_MS), the route, the peer, its current keypair and
  * its endpoint are read under RCU (wg-allowedips, wg-noise, wg-peer; freed
  * a grace period after removal), the nonce is taken by compare-and-swap
- * (wg_noise_keypair_take_counter()), the keypair is referenced for the
+ * (wg_noise_keypair_take_counters()), the keypair is referenced for the
  * seal, the peer's counters and send times are atomics that
  * wg_device_run() takes in under the lock every WG_DEVICE_SYNC_MS (the
  * timers they set), the queue's counters are atomics that readers add up

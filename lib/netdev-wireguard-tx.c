@@ -757,7 +757,7 @@ netdev_wg_tx_count_late(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
  * bridge_l2_from_bridge_unlocked()) whose source the queue taught the
  * adapter in the last NETDEV_WG_TX_LEARNED_MS, whose peer (wg_device_route()
  * under RCU) has an endpoint, a socket for its family and a session that
- * needs no rekey (wg_device_encrypt_begin_unlocked()), and that is a TSO
+ * needs no rekey (wg_device_reserve_unlocked()), and that is a TSO
  * super-packet or fits the MTU.  The first frame that needs more, and the
  * rest of the batch after it, go the locked way, so that frames leave in
  * the order they came. */

@@ -637,13 +637,6 @@ wg_noise_keypair_take_counters(struct wg_noise_keypair *kp, size_t n,
     return true;
 }
 
-bool
-wg_noise_keypair_take_counter(struct wg_noise_keypair *kp,
-                              uint64_t *counter)
-{
-    return wg_noise_keypair_take_counters(kp, 1, counter);
-}
-
 uint64_t
 wg_noise_keypair_send_counter(const struct wg_noise_keypair *kp)
 {

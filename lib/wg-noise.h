@@ -74,7 +74,7 @@ struct wg_noise_handshake {
  * (wg_noise_keypair_ref(), or wg_noise_keypair_try_ref() for a keypair
  * found under RCU), so that the keys are wiped and freed a grace period
  * after the last one is dropped.  Senders on any thread take nonces with
- * wg_noise_keypair_take_counter(); everything else but the reference count
+ * wg_noise_keypair_take_counters(); everything else but the reference count
  * is the device's, under its lock. */
 struct wg_noise_keypair {
     struct ovs_refcount ref;
@@ -123,14 +123,9 @@ void wg_noise_keypair_unref(struct wg_noise_keypair *kp);
 struct wg_noise_keypair *wg_noise_keypairs_current(
     const struct wg_noise_keypairs *kps);
 
-/* Takes the next nonce of 'kp' into '*counter', on any thread: each one
- * goes to one caller.  Returns false, the nonce unusable, once
- * REJECT_AFTER_MESSAGES are spent. */
-bool wg_noise_keypair_take_counter(struct wg_noise_keypair *kp,
-                                   uint64_t *counter);
-
-/* The same for 'n' consecutive nonces, the first in '*first': all of them
- * or, if fewer than 'n' are left, none. */
+/* Takes the next 'n' consecutive nonces of 'kp', the first in '*first',
+ * on any thread: each one goes to one caller.  Returns false, taking none,
+ * if fewer than 'n' are left before REJECT_AFTER_MESSAGES. */
 bool wg_noise_keypair_take_counters(struct wg_noise_keypair *kp, size_t n,
                                     uint64_t *first);
 

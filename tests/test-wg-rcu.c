@@ -211,7 +211,7 @@ counter_taker(void *arg_)
     uint64_t counter;
 
     for (size_t i = 0; i < COUNTERS_PER_THREAD; i++) {
-        if (wg_noise_keypair_take_counter(ct->kp, &counter)) {
+        if (wg_noise_keypair_take_counters(ct->kp, 1, &counter)) {
             counter -= ct->base;
             WGTEST_CHECK(counter < N_READERS * COUNTERS_PER_THREAD);
             bitmap_set1(ct->taken[arg->idx], counter);
