@@ -108,7 +108,9 @@ netdev_wg_show_offload(struct ds *out, const struct netdev_wireguard *wg)
         const struct netdev_wg_rxq *q = wg->rxqs[i];
 
         ds_put_format(out, "  rx queue %d: %"PRIu64" messages, %"PRIu64
-                      " bytes\n", i, q ? q->packets : 0, q ? q->bytes : 0);
+                      " bytes, %"PRIu64" of them ended without the port's "
+                      "lock\n", i, q ? q->packets : 0, q ? q->bytes : 0,
+                      q ? q->unlocked : 0);
     }
     for (int i = 0; i < wg->n_txq; i++) {
         uint64_t n = netdev_wg_sock_messages(&wg->txqs[i]->tx, &unlocked);

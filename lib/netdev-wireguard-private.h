@@ -110,6 +110,10 @@ struct netdev_wg_rx_msg {
     size_t len;
     const struct udp_batch_rx_buf *buf;     /* Source and TOS. */
     struct wg_device_opener opener;
+    bool begun;                 /* 'opener' holds a keypair. */
+    bool ecn_drop;              /* Ended without the lock, then dropped by
+                                 * ECN decapsulation. */
+    enum wg_device_rx rx;       /* Outcome, if ended without the lock. */
 };
 
 /* A receive queue: the buffers of its sockets' reads, the data messages
@@ -127,6 +131,9 @@ struct netdev_wg_rxq {
     struct netdev_wg_ring to_bridge;
     uint64_t packets;           /* WireGuard messages read. */
     uint64_t bytes;             /* Their UDP payload bytes. */
+    uint64_t round_bytes;       /* Of the current round, not yet added. */
+    uint64_t unlocked;          /* Messages read that were ended without
+                                 * the port's lock. */
 };
 
 /* A handshake message received on a PMD thread, waiting for the main
@@ -340,13 +347,15 @@ struct netdev_wireguard {
     int n_txq;
     int requested_n_txq;        /* What OVS asked for (set_tx_multiq()). */
 
-    /* For sends without 'mutex' (netdev-wireguard-tx.c): 'mtu',
-     * 'slot_size', 'tso' and 'configured' as last set with 'mutex' held
-     * (netdev_wg_sock_publish()). */
+    /* For sends and receives without 'mutex' (netdev-wireguard-tx.c, -rx.c):
+     * 'mtu', 'slot_size', 'tso', 'configured' and whether to coalesce what
+     * is received, as last set with 'mutex' held (netdev_wg_sock_publish()).
+     */
     atomic_int unlocked_mtu;
     atomic_size_t unlocked_slot_size;
     atomic_bool unlocked_tso;
     atomic_bool unlocked_ready;
+    atomic_bool unlocked_gro;
     size_t n_queued;            /* Packets in all peers' queues. */
 
     /* Layer 2 adapter and the receive queues (queue 0 always exists and

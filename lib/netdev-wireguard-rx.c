@@ -41,21 +41,29 @@
  * waits for the bridge, once per socket (IPv4, IPv6) of the queue:
  *
  *   1. recvmmsg() with UDP GRO, holding only the sockets' read lock;
- *   2. under the port's lock, the device handles each handshake or cookie
- *      message (or leaves it to the main thread, on a PMD thread) and
- *      begins each data message, which holds its keypair
+ *   2. the device begins each data message to its peer's current keypair,
+ *      which it then holds, without the port's lock
+ *      (wg_device_decrypt_begin_unlocked(), under RCU); only if the round
+ *      has other messages, the lock is taken for them: the device handles
+ *      each handshake or cookie message (or leaves it to the main thread,
+ *      on a PMD thread) and begins the other data messages
  *      (wg_device_decrypt_begin());
  *   3. without the lock, each data message is opened in place
  *      (wg_device_decrypt_finish()): queues polled by different threads
  *      decrypt at the same time;
- *   4. under the lock, the device ends each (replay window, timers,
- *      cryptokey routing) and ECN is decapsulated;
+ *   4. without the lock, the device ends each (the keypair's replay window
+ *      under its own lock, cryptokey routing under RCU; counters and timers
+ *      left for the device to take in) and ECN is decapsulated, until a
+ *      message needs the port's lock (roaming, key confirmation, a rekey, a
+ *      bad tag): that one and the rest of the round end under it
+ *      (wg_device_decrypt_end());
  *   5. without the lock, pkt-gro coalesces the inner packets, when
  *      userspace-tso is on, into super-packets;
- *   6. under the lock, the layer-2 adapter gives each its Ethernet header
- *      or holds it until its neighbor answers (netdev_wg_rx_to_bridge()),
- *      and messages the round queued (handshake responses, keepalives)
- *      leave.
+ *   6. under the lock, the round is counted, the layer-2 adapter gives each
+ *      inner packet its Ethernet header or holds it until its neighbor
+ *      answers (netdev_wg_rx_to_bridge()), and messages the round queued
+ *      (handshake responses, keepalives) leave.  This is the one time a
+ *      round of a peer with a session takes the port's lock.
  *
  * The packets wait in the queue's 'to_bridge' ring, and the call returns at
  * most NETDEV_MAX_BURST of them, all of one source: their buffers come from
@@ -384,6 +392,7 @@ netdev_wg_rx_split(struct netdev_wg_rxq *q, size_t n_reads, size_t *over)
     size_t n_handshakes = 0;
 
     q->n_msgs = *over = 0;
+    q->round_bytes = 0;
     for (size_t i = 0; i < n_reads; i++) {
         struct udp_batch_rx_buf *buf = &q->bufs[i];
         struct udp_batch_seg seg;
@@ -394,6 +403,7 @@ netdev_wg_rx_split(struct netdev_wg_rxq *q, size_t n_reads, size_t *over)
         while (udp_batch_seg_next(&seg, &data, &len)) {
             struct netdev_wg_rx_msg *m = &q->msgs[q->n_msgs];
 
+            q->round_bytes += len;
             if (q->n_msgs >= NETDEV_WG_RX_INNER_MAX) {
                 (*over)++;
                 continue;
@@ -408,57 +418,101 @@ netdev_wg_rx_split(struct netdev_wg_rxq *q, size_t n_reads, size_t *over)
     return n_handshakes;
 }
 
-/* Step 2 for message 'm': handled whole, deferred to the main thread, or
- * begun (true: it stays in the round). */
-static bool
-netdev_wg_rx_begin_one(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
+/* Step 2 without the lock: begins each data message to its peer's current
+ * keypair.  Returns how many messages are left for the lock. */
+static size_t
+netdev_wg_rx_begin_unlocked(struct netdev_wireguard *wg,
+                            struct netdev_wg_rxq *q, long long int now)
+{
+    size_t left = 0;
+
+    for (size_t i = 0; i < q->n_msgs; i++) {
+        struct netdev_wg_rx_msg *m = &q->msgs[i];
+
+        m->begun = wg_device_decrypt_begin_unlocked(wg->dev, m->data, m->len,
+                                                    now, &m->opener);
+        left += !m->begun;
+    }
+    return left;
+}
+
+/* Step 2 under the lock for message 'm' that the unlocked step left:
+ * handled whole, deferred to the main thread, or begun. */
+static void
+netdev_wg_rx_begin_one(struct netdev_wireguard *wg,
                        struct netdev_wg_rx_msg *m)
     OVS_REQUIRES(wg->mutex)
 {
     struct wg_device_rx_result out;
     enum wg_device_rx rx;
 
-    q->packets++;
-    q->bytes += m->len;
     if (wg->defer_handshakes && wg_device_is_handshake_msg(m->data, m->len)) {
         netdev_wg_rx_defer(wg, m->buf, m->data, m->len);
-        return false;
+        return;
     }
-    if (wg_device_decrypt_begin(wg->dev, &m->buf->src.sa,
-                                netdev_wg_src_len(m->buf), m->data, m->len,
-                                &m->opener, &out, &rx)) {
-        return true;
+    m->begun = wg_device_decrypt_begin(wg->dev, &m->buf->src.sa,
+                                       netdev_wg_src_len(m->buf), m->data,
+                                       m->len, &m->opener, &out, &rx);
+    if (!m->begun) {
+        netdev_wg_count_rx_drop(wg, rx);
+        netdev_wg_count_rx(wg, rx, &m->buf->src.sa);
     }
-    netdev_wg_count_rx_drop(wg, rx);
-    netdev_wg_count_rx(wg, rx, &m->buf->src.sa);
-    return false;
 }
 
-/* Step 2 for the round: keeps in q->msgs the data messages begun.  The
- * device learns first how many handshake messages the round holds
- * ('n_handshakes'), as the kernel looks at its handshake queue. */
+/* Step 2 under the lock for the round: the messages the unlocked step
+ * left, and those beyond the round's room ('over').  The device learns
+ * first how many handshake messages the round holds ('n_handshakes'), as
+ * the kernel looks at its handshake queue. */
 static void
-netdev_wg_rx_begin(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
-                   size_t n_handshakes, size_t over)
+netdev_wg_rx_begin_locked(struct netdev_wireguard *wg,
+                          struct netdev_wg_rxq *q, size_t n_handshakes,
+                          size_t over)
     OVS_REQUIRES(wg->mutex)
 {
-    size_t n = q->n_msgs;
-
     if (over) {
-        q->packets += over;
         COVERAGE_ADD(wg_rx_round_full, over);
         wg->stats.rx_dropped += over;
         netdev_wg_count_n(wg, NETDEV_WG_RX_ROUND_FULL, over);
     }
-    if (!wg->defer_handshakes) {
+    if (!wg->defer_handshakes && n_handshakes) {
         wg_device_note_pending_handshakes(wg->dev, n_handshakes);
     }
+    for (size_t i = 0; i < q->n_msgs; i++) {
+        if (!q->msgs[i].begun) {
+            netdev_wg_rx_begin_one(wg, &q->msgs[i]);
+        }
+    }
+}
+
+/* Step 2, last: keeps in q->msgs, in order, the data messages begun. */
+static void
+netdev_wg_rx_keep_begun(struct netdev_wg_rxq *q)
+{
+    size_t n = q->n_msgs;
+
     q->n_msgs = 0;
     for (size_t i = 0; i < n; i++) {
-        if (netdev_wg_rx_begin_one(wg, q, &q->msgs[i])) {
+        if (q->msgs[i].begun) {
             q->msgs[q->n_msgs++] = q->msgs[i];
         }
     }
+}
+
+/* Step 2: begins the round's data messages, taking the lock only for
+ * those that need it (and for the round's counts, if it overflowed). */
+static void
+netdev_wg_rx_begin(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
+                   size_t n_handshakes, size_t over, long long int now)
+    OVS_EXCLUDED(wg->mutex)
+{
+    if (netdev_wg_rx_begin_unlocked(wg, q, now) || over) {
+        ovs_mutex_lock(&wg->mutex);
+        wg_device_clock_freeze(wg->dev);
+        netdev_wg_rx_begin_locked(wg, q, n_handshakes, over);
+        wg_device_clock_thaw(wg->dev);
+        ovs_mutex_unlock(&wg->mutex);
+    }
+    netdev_wg_rx_keep_begun(q);
 }
 
 /* Step 3: opens the round's data messages in place, without the port's
@@ -473,8 +527,36 @@ netdev_wg_rx_open(struct netdev_wg_rxq *q)
     }
 }
 
-/* Step 4 for message 'm': its inner packet goes to q->inner[*n], or it is
- * counted. */
+/* Step 4 for an inner packet 'out' of message 'm': ECN decapsulation, then
+ * q->inner[*n].  Returns false if ECN drops it. */
+static bool
+netdev_wg_rx_inner(struct netdev_wg_rxq *q, const struct netdev_wg_rx_msg *m,
+                   const struct wg_device_rx_result *out, size_t *n)
+{
+    struct pkt_gro_pkt *g;
+
+    if (pkt_ecn_decap(out->inner, out->inner_len, m->buf->tos)
+        == PKT_ECN_DECAP_DROP) {
+        return false;
+    }
+    g = &q->inner[(*n)++];
+    memset(g, 0, sizeof *g);
+    g->data = out->inner;
+    g->len = g->room = out->inner_len;
+    return true;
+}
+
+/* Counts the ECN drop of an inner packet. */
+static void
+netdev_wg_count_ecn_drop(struct netdev_wireguard *wg)
+    OVS_REQUIRES(wg->mutex)
+{
+    wg->stats.rx_dropped++;
+    netdev_wg_count(wg, NETDEV_WG_RX_ECN_NOT_ECT);
+}
+
+/* Step 4 under the lock for message 'm': its inner packet goes to
+ * q->inner[*n], or it is counted. */
 static void
 netdev_wg_rx_end_one(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
                      struct netdev_wg_rx_msg *m, size_t *n)
@@ -486,35 +568,85 @@ netdev_wg_rx_end_one(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
 
     rx = wg_device_decrypt_end(wg->dev, src, netdev_wg_src_len(m->buf),
                                m->data, m->len, &m->opener, &out);
-    if (rx == WG_DEVICE_RX_DATA
-        && pkt_ecn_decap(out.inner, out.inner_len, m->buf->tos)
-           == PKT_ECN_DECAP_DROP) {
-        wg->stats.rx_dropped++;
-        netdev_wg_count(wg, NETDEV_WG_RX_ECN_NOT_ECT);
-    } else if (rx == WG_DEVICE_RX_DATA) {
-        struct pkt_gro_pkt *g = &q->inner[(*n)++];
-
-        memset(g, 0, sizeof *g);
-        g->data = out.inner;
-        g->len = g->room = out.inner_len;
-    } else {
+    if (rx == WG_DEVICE_RX_DATA && !netdev_wg_rx_inner(q, m, &out, n)) {
+        netdev_wg_count_ecn_drop(wg);
+    } else if (rx != WG_DEVICE_RX_DATA) {
         netdev_wg_count_rx_drop(wg, rx);
     }
     netdev_wg_count_rx(wg, rx, src);
 }
 
-/* Step 4 for the round: returns how many inner packets it gave. */
+/* Step 4 without the lock, from the round's first message on until one
+ * needs the lock: its inner packets go to q->inner (their number in '*n'),
+ * and each message's outcome stays in it to be counted later.  Returns
+ * how many messages it ended. */
 static size_t
-netdev_wg_rx_end(struct netdev_wireguard *wg, struct netdev_wg_rxq *q)
-    OVS_REQUIRES(wg->mutex)
+netdev_wg_rx_end_unlocked(struct netdev_wireguard *wg,
+                          struct netdev_wg_rxq *q, long long int now,
+                          size_t *n)
+{
+    size_t i;
+
+    for (i = 0; i < q->n_msgs; i++) {
+        struct netdev_wg_rx_msg *m = &q->msgs[i];
+        struct wg_device_rx_result out;
+
+        if (!wg_device_decrypt_end_unlocked(wg->dev, &m->buf->src.sa,
+                                            netdev_wg_src_len(m->buf),
+                                            m->data, m->len, now,
+                                            &m->opener, &out, &m->rx)) {
+            break;
+        }
+        m->ecn_drop = (m->rx == WG_DEVICE_RX_DATA
+                       && !netdev_wg_rx_inner(q, m, &out, n));
+    }
+    return i;
+}
+
+/* Step 4: ends the round's data messages (replay window, timers,
+ * cryptokey routing) and decapsulates ECN; once a message needs the lock,
+ * it and the rest of the round end under it, so that inner packets keep
+ * their order.  Returns how many inner packets the round gave; the
+ * messages ended without the lock are q->msgs[0 .. *n_unlocked - 1]. */
+static size_t
+netdev_wg_rx_end(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
+                 long long int now, size_t *n_unlocked)
+    OVS_EXCLUDED(wg->mutex)
 {
     size_t n = 0;
 
-    for (size_t i = 0; i < q->n_msgs; i++) {
-        netdev_wg_rx_end_one(wg, q, &q->msgs[i], &n);
+    *n_unlocked = netdev_wg_rx_end_unlocked(wg, q, now, &n);
+    if (*n_unlocked < q->n_msgs) {
+        ovs_mutex_lock(&wg->mutex);
+        wg_device_clock_freeze(wg->dev);
+        for (size_t i = *n_unlocked; i < q->n_msgs; i++) {
+            netdev_wg_rx_end_one(wg, q, &q->msgs[i], &n);
+        }
+        wg_device_clock_thaw(wg->dev);
+        ovs_mutex_unlock(&wg->mutex);
     }
-    q->n_msgs = 0;
     return n;
+}
+
+/* Counts what step 4 ended without the lock: the first 'n_unlocked' of
+ * q->msgs, and the round's reads ('n_read' messages of q->round_bytes). */
+static void
+netdev_wg_rx_count(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
+                   size_t n_unlocked, size_t n_read)
+    OVS_REQUIRES(wg->mutex)
+{
+    q->packets += n_read;
+    q->bytes += q->round_bytes;
+    q->unlocked += n_unlocked;
+    for (size_t i = 0; i < n_unlocked; i++) {
+        const struct netdev_wg_rx_msg *m = &q->msgs[i];
+
+        if (m->ecn_drop) {
+            netdev_wg_count_ecn_drop(wg);
+        }
+        netdev_wg_count_rx_drop(wg, m->rx);
+        netdev_wg_count_rx(wg, m->rx, &m->buf->src.sa);
+    }
 }
 
 /* One receive round of queue 'q' on its socket for 'family'. */
@@ -524,35 +656,30 @@ netdev_wg_rx_round(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
     OVS_EXCLUDED(wg->mutex)
 {
     size_t n_reads = netdev_wg_rx_read(wg, q, qid, family);
-    size_t n_handshakes, n_inner, over;
+    size_t n_handshakes, n_inner, n_unlocked, n_read, over;
+    long long int now;
     bool gro;
 
     if (!n_reads) {
         return;
     }
     n_handshakes = netdev_wg_rx_split(q, n_reads, &over);
+    n_read = q->n_msgs + over;
+    now = wg_device_now_unlocked(wg->dev);
 
-    ovs_mutex_lock(&wg->mutex);
-    wg_device_clock_freeze(wg->dev);
-    netdev_wg_rx_begin(wg, q, n_handshakes, over);
-    wg_device_clock_thaw(wg->dev);
-    ovs_mutex_unlock(&wg->mutex);
-
+    netdev_wg_rx_begin(wg, q, n_handshakes, over, now);
     netdev_wg_rx_open(q);
+    n_inner = netdev_wg_rx_end(wg, q, now, &n_unlocked);
+
+    atomic_read_relaxed(&wg->unlocked_gro, &gro);
+    netdev_wg_rx_coalesce(q, n_inner, gro && n_inner > 1);
 
     ovs_mutex_lock(&wg->mutex);
-    wg_device_clock_freeze(wg->dev);
-    n_inner = netdev_wg_rx_end(wg, q);
-    wg_device_clock_thaw(wg->dev);
-    gro = wg->tso && wg->cfg.tcp_gro && n_inner > 1;
-    ovs_mutex_unlock(&wg->mutex);
-
-    netdev_wg_rx_coalesce(q, n_inner, gro);
-
-    ovs_mutex_lock(&wg->mutex);
+    netdev_wg_rx_count(wg, q, n_unlocked, n_read);
     netdev_wg_rx_deliver(wg, q, n_inner);
     netdev_wg_sock_flush(wg);
     ovs_mutex_unlock(&wg->mutex);
+    q->n_msgs = 0;
 }
 
 /* Moves at most NETDEV_MAX_BURST packets of 'q''s ring into 'batch', all

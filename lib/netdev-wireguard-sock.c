@@ -122,6 +122,7 @@ netdev_wg_sock_publish(struct netdev_wireguard *wg)
     atomic_store_relaxed(&wg->unlocked_mtu, wg->mtu);
     atomic_store_relaxed(&wg->unlocked_slot_size, wg->slot_size);
     atomic_store_relaxed(&wg->unlocked_tso, wg->tso);
+    atomic_store_relaxed(&wg->unlocked_gro, wg->tso && wg->cfg.tcp_gro);
     atomic_store(&wg->unlocked_ready, wg->configured);
 }
 

@@ -58,10 +58,11 @@ struct wg_device {
     uint64_t rekey_after_messages;      /* WG_REKEY_AFTER_MESSAGES, or a
                                          * test's lower threshold. */
 
-    /* Senders without the lock (wg_device_encrypt_begin_unlocked()) leave
-     * their peers' timers to wg_device_run(), which takes them in every
-     * WG_DEVICE_SYNC_MS while there are any. */
-    atomic_bool unlocked_sends;         /* Since 'last_sync_ms'. */
+    /* Senders and receivers without the lock
+     * (wg_device_encrypt_begin_unlocked(), wg_device_decrypt_end_unlocked())
+     * leave their peers' counters and timers to wg_device_run(), which
+     * takes them in every WG_DEVICE_SYNC_MS while there are any. */
+    atomic_bool unlocked_work;          /* Since 'last_sync_ms'. */
     long long int last_sync_ms;
 
     /* Handshakes started for forgotten sessions in the current second. */
@@ -83,6 +84,14 @@ void wg_device_count_handshake(struct wg_device *dev, long long int now);
 /* Takes in what senders without the lock did for 'peer' since the last
  * time: its counters, and the timers their messages set. */
 void wg_device_peer_sync(struct wg_peer *peer);
+
+/* Records, on any thread, an authenticated message of 'bytes' received
+ * from 'peer' at 'now' ('counted': in its counters; 'data': not a
+ * keepalive), for wg_device_peer_sync(). */
+void wg_device_note_received_unlocked(struct wg_device *dev,
+                                      struct wg_peer *peer, size_t bytes,
+                                      bool counted, bool data,
+                                      long long int now);
 
 /* Wall clock of 'dev'. */
 void wg_device_wall_clock(const struct wg_device *dev, struct timespec *ts);

@@ -250,6 +250,7 @@ send_response(struct wg_device *dev, struct wg_peer *peer, long long int now)
     }
     if (wg_noise_begin_session(&peer->handshake, &peer->keypairs, now)) {
         wg_timers_session_derived(&peer->timers, now);
+        wg_device_peer_sync(peer);
         wg_timers_any_authenticated_packet_traversed(&peer->timers, now);
         wg_timers_any_authenticated_packet_sent(&peer->timers);
         wg_device_send_to_peer(dev, peer, &msg, sizeof msg);
@@ -446,6 +447,17 @@ handshake_for_forgotten_session(struct wg_device *dev,
     }
 }
 
+/* Makes '*op' hold 'kp' (a reference taken) for the message 'hdr'. */
+static void
+opener_init(struct wg_device_opener *op, struct wg_noise_keypair *kp,
+            const struct wg_msg_data *hdr)
+{
+    op->kp = kp;
+    op->index = le32toh(hdr->receiver);
+    op->counter = le64toh(hdr->counter);
+    op->opened = false;
+}
+
 /* The first step of a data message: finds the live keypair it is for and
  * holds it in '*op'.  A message for no session may bring a handshake for a
  * session this device forgot. */
@@ -469,10 +481,7 @@ data_begin(struct wg_device *dev, const struct sockaddr *src,
         return WG_DEVICE_DROP_KEY_EXPIRED;
     }
     wg_noise_keypair_ref(kp);
-    op->kp = kp;
-    op->index = index;
-    op->counter = le64toh(hdr->counter);
-    op->opened = false;
+    opener_init(op, kp, hdr);
     return WG_DEVICE_RX_DATA;
 }
 
@@ -492,21 +501,19 @@ data_accept(struct wg_device *dev, struct wg_device_opener *op,
         || wg_noise_keypairs_find(&peer->keypairs, op->index) != op->kp) {
         return WG_DEVICE_DROP_UNKNOWN_INDEX;
     }
-    if (!wg_replay_check_and_update(&op->kp->replay, op->counter,
-                                    WG_REJECT_AFTER_MESSAGES)) {
+    if (!wg_noise_keypair_replay_accept(op->kp, op->counter)) {
         return WG_DEVICE_DROP_REPLAYED;
     }
     *peerp = peer;
     return WG_DEVICE_RX_DATA;
 }
 
-/* What an authenticated, fresh data message from 'peer' under 'kp' gives:
- * a keepalive, or an inner packet its source may send. */
+/* What the plaintext of an authenticated, fresh data message 'buf' from
+ * 'peer' is: a keepalive, an inner packet its source may send (in '*out'),
+ * or a drop.  Changes nothing: safe on any thread under RCU. */
 static enum wg_device_rx
-data_deliver(struct wg_device *dev, struct wg_peer *peer,
-             struct wg_noise_keypair *kp, const struct sockaddr *src,
-             socklen_t src_len, uint8_t *buf, size_t len, long long int now,
-             struct wg_device_rx_result *out)
+data_inner(struct wg_device *dev, struct wg_peer *peer, uint8_t *buf,
+           size_t len, struct wg_device_rx_result *out)
 {
     size_t plain_len = len - WG_MSG_DATA_MIN_LEN;
     uint8_t *inner = buf + WG_MSG_DATA_HEADER_LEN;
@@ -515,14 +522,9 @@ data_deliver(struct wg_device *dev, struct wg_peer *peer,
     int family;
 
     out->peer = peer;
-    data_authenticated(dev, peer, kp, src, src_len, now);
     if (!plain_len) {
-        peer->rx_bytes += len;
-        peer->rx_packets++;
         return WG_DEVICE_RX_KEEPALIVE;
     }
-    wg_timers_data_received(&peer->timers, now);
-
     inner_len = inner_packet_len(inner, plain_len, &family, &inner_src);
     if (!inner_len) {
         return WG_DEVICE_DROP_BAD_INNER;
@@ -530,11 +532,39 @@ data_deliver(struct wg_device *dev, struct wg_peer *peer,
     if (wg_allowedips_lookup(dev->allowedips, family, inner_src) != peer) {
         return WG_DEVICE_DROP_NOT_ALLOWED;
     }
-    peer->rx_bytes += len;
-    peer->rx_packets++;
     out->inner = inner;
     out->inner_len = inner_len;
     return WG_DEVICE_RX_DATA;
+}
+
+/* Whether outcome 'rx' of an authenticated message counts in the peer's
+ * received messages and bytes. */
+static bool
+rx_counted(enum wg_device_rx rx)
+{
+    return rx == WG_DEVICE_RX_DATA || rx == WG_DEVICE_RX_KEEPALIVE;
+}
+
+/* What an authenticated, fresh data message from 'peer' under 'kp' gives,
+ * with its bookkeeping (data_authenticated(), timers, counters). */
+static enum wg_device_rx
+data_deliver(struct wg_device *dev, struct wg_peer *peer,
+             struct wg_noise_keypair *kp, const struct sockaddr *src,
+             socklen_t src_len, uint8_t *buf, size_t len, long long int now,
+             struct wg_device_rx_result *out)
+{
+    enum wg_device_rx rx;
+
+    data_authenticated(dev, peer, kp, src, src_len, now);
+    rx = data_inner(dev, peer, buf, len, out);
+    if (rx != WG_DEVICE_RX_KEEPALIVE) {
+        wg_timers_data_received(&peer->timers, now);
+    }
+    if (rx_counted(rx)) {
+        peer->rx_bytes += len;
+        peer->rx_packets++;
+    }
+    return rx;
 }
 
 /* Dispatch. */
@@ -664,6 +694,93 @@ wg_device_decrypt_end(struct wg_device *dev, const struct sockaddr *src,
     wg_noise_keypair_unref(op->kp);
     op->kp = NULL;
     return finish_outcome(rx, src, out);
+}
+
+/* Without the lock. */
+
+bool
+wg_device_decrypt_begin_unlocked(struct wg_device *dev, const uint8_t *buf,
+                                 size_t len, long long int now,
+                                 struct wg_device_opener *op)
+{
+    const struct wg_msg_data *hdr = (const void *) buf;
+    struct wg_noise_keypair *kp;
+    struct wg_peer *peer;
+    uint32_t type = 0;
+
+    if (classify(buf, len, &type) != WG_DEVICE_RX_DATA
+        || type != WG_MSG_DATA) {
+        return false;
+    }
+    peer = wg_peer_index_lookup(&dev->indices, le32toh(hdr->receiver));
+    kp = (peer
+          ? wg_noise_keypairs_current_for(&peer->keypairs,
+                                          le32toh(hdr->receiver))
+          : NULL);
+    if (!kp || !wg_noise_keypair_can_receive(kp, now)
+        || !wg_noise_keypair_try_ref(kp)) {
+        return false;
+    }
+    opener_init(op, kp, hdr);
+    return true;
+}
+
+/* Whether an initiator's keypair 'kp' is old enough that a received
+ * message should start a rekey (the locked path starts it, once). */
+static bool
+rekey_on_receive_due(const struct wg_noise_keypair *kp, long long int now)
+{
+    return (kp->i_am_initiator
+            && now - kp->birth_ms >= WG_REKEY_ON_RECEIVE_AFTER_TIME_MS);
+}
+
+/* The peer of an opened message whose keypair is still its peer's current
+ * one, that came from the peer's endpoint and needs no rekey: the messages
+ * that wg_device_decrypt_end_unlocked() ends.  NULL for any other. */
+static struct wg_peer *
+unlocked_end_peer(struct wg_device *dev, const struct sockaddr *src,
+                  socklen_t src_len, const struct wg_device_opener *op,
+                  long long int now)
+{
+    struct wg_peer *peer = (op->opened
+                            ? wg_peer_index_lookup(&dev->indices, op->index)
+                            : NULL);
+
+    if (!peer
+        || wg_noise_keypairs_current_for(&peer->keypairs, op->index) != op->kp
+        || !wg_peer_endpoint_is(peer, src, src_len)
+        || rekey_on_receive_due(op->kp, now)) {
+        return NULL;
+    }
+    return peer;
+}
+
+bool
+wg_device_decrypt_end_unlocked(struct wg_device *dev,
+                               const struct sockaddr *src, socklen_t src_len,
+                               uint8_t *buf, size_t len, long long int now,
+                               struct wg_device_opener *op,
+                               struct wg_device_rx_result *out,
+                               enum wg_device_rx *rxp)
+{
+    struct wg_peer *peer = unlocked_end_peer(dev, src, src_len, op, now);
+    enum wg_device_rx rx;
+
+    if (!peer) {
+        return false;
+    }
+    memset(out, 0, sizeof *out);
+    if (!wg_noise_keypair_replay_accept(op->kp, op->counter)) {
+        rx = WG_DEVICE_DROP_REPLAYED;
+    } else {
+        rx = data_inner(dev, peer, buf, len, out);
+        wg_device_note_received_unlocked(dev, peer, len, rx_counted(rx),
+                                         rx != WG_DEVICE_RX_KEEPALIVE, now);
+    }
+    wg_noise_keypair_unref(op->kp);
+    op->kp = NULL;
+    *rxp = finish_outcome(rx, src, out);
+    return true;
 }
 
 enum wg_device_rx

@@ -94,7 +94,7 @@ wg_device_create(const struct wg_device_hooks *hooks, void *aux)
     wg_cookie_checker_init(&dev->cookie_checker, NULL);
     dev->rekey_after_messages = WG_REKEY_AFTER_MESSAGES;
     atomic_init(&dev->mtu, 0);
-    atomic_init(&dev->unlocked_sends, false);
+    atomic_init(&dev->unlocked_work, false);
     return dev;
 }
 
@@ -466,6 +466,16 @@ wg_device_route(const struct wg_device *dev, int family, const void *addr)
     return wg_allowedips_lookup(dev->allowedips, family, addr);
 }
 
+/* A counter that unlocked callers add to. */
+static uint64_t
+read_u64(const atomic_uint64_t *var)
+{
+    uint64_t value;
+
+    atomic_read_relaxed(CONST_CAST(atomic_uint64_t *, var), &value);
+    return value;
+}
+
 void
 wg_device_peer_get_info(const struct wg_device *dev,
                         const struct wg_peer *peer,
@@ -477,16 +487,12 @@ wg_device_peer_get_info(const struct wg_device *dev,
     info->endpoint = peer->endpoint;
     info->endpoint_len = peer->endpoint_len;
     info->last_handshake = peer->last_handshake;
-    info->rx_bytes = peer->rx_bytes;
-    info->rx_packets = peer->rx_packets;
-    atomic_read_relaxed(&CONST_CAST(struct wg_peer *,
-                                    peer)->unlocked_tx_bytes,
-                        &info->tx_bytes);
-    atomic_read_relaxed(&CONST_CAST(struct wg_peer *,
-                                    peer)->unlocked_tx_packets,
-                        &info->tx_packets);
-    info->tx_bytes += peer->tx_bytes;
-    info->tx_packets += peer->tx_packets;
+    info->rx_bytes = peer->rx_bytes + read_u64(&peer->unlocked_rx_bytes);
+    info->rx_packets = (peer->rx_packets
+                        + read_u64(&peer->unlocked_rx_packets));
+    info->tx_bytes = peer->tx_bytes + read_u64(&peer->unlocked_tx_bytes);
+    info->tx_packets = (peer->tx_packets
+                        + read_u64(&peer->unlocked_tx_packets));
     info->persistent_keepalive_s = peer->timers.persistent_keepalive_s;
     info->has_session = wg_device_peer_has_session(dev, peer);
 }
@@ -598,6 +604,7 @@ wg_device_send_initiation(struct wg_device *dev, struct wg_peer *peer,
         wg_peer_index_free(peer->indices, index);
         return EIO;
     }
+    wg_device_peer_sync(peer);
     wg_timers_any_authenticated_packet_traversed(&peer->timers, now);
     wg_timers_any_authenticated_packet_sent(&peer->timers);
     wg_device_send_to_peer(dev, peer, &msg, sizeof msg);
@@ -718,6 +725,7 @@ note_data_sent(struct wg_device *dev, struct wg_peer *peer,
                const struct wg_noise_keypair *kp, size_t inner_len,
                size_t total, long long int now)
 {
+    wg_device_peer_sync(peer);
     peer->tx_bytes += total;
     peer->tx_packets++;
     wg_timers_any_authenticated_packet_traversed(&peer->timers, now);
@@ -897,29 +905,62 @@ store_if_new(atomic_llong *var, long long int value)
     }
 }
 
+/* Stores 'value' in '*var' if it holds 0 (nothing since the last sync). */
+static void
+store_if_first(atomic_llong *var, long long int value)
+{
+    long long int none;
+
+    atomic_read_relaxed(var, &none);
+    if (!none) {
+        atomic_compare_exchange_strong_relaxed(var, &none, value);
+    }
+}
+
+/* Asks wg_device_run() to take in what unlocked callers left. */
+static void
+flag_unlocked_work(struct wg_device *dev)
+{
+    bool flagged;
+
+    atomic_read_relaxed(&dev->unlocked_work, &flagged);
+    if (!flagged) {
+        atomic_store_relaxed(&dev->unlocked_work, true);
+    }
+}
+
 void
 wg_device_note_sent_unlocked(struct wg_device *dev, struct wg_peer *peer,
                              size_t n_msgs, size_t bytes, bool data,
                              long long int now)
 {
-    long long int none = 0;
     uint64_t orig;
-    bool flagged;
 
     atomic_add_relaxed(&peer->unlocked_tx_bytes, bytes, &orig);
     atomic_add_relaxed(&peer->unlocked_tx_packets, n_msgs, &orig);
     store_if_new(&peer->unlocked_last_ms, now);
     if (data) {
-        atomic_read_relaxed(&peer->unlocked_first_data_ms, &none);
-        if (!none) {
-            atomic_compare_exchange_strong_relaxed(
-                &peer->unlocked_first_data_ms, &none, now);
-        }
+        store_if_first(&peer->unlocked_first_data_ms, now);
     }
-    atomic_read_relaxed(&dev->unlocked_sends, &flagged);
-    if (!flagged) {
-        atomic_store_relaxed(&dev->unlocked_sends, true);
+    flag_unlocked_work(dev);
+}
+
+void
+wg_device_note_received_unlocked(struct wg_device *dev, struct wg_peer *peer,
+                                 size_t bytes, bool counted, bool data,
+                                 long long int now)
+{
+    uint64_t orig;
+
+    if (counted) {
+        atomic_add_relaxed(&peer->unlocked_rx_bytes, bytes, &orig);
+        atomic_add_relaxed(&peer->unlocked_rx_packets, 1, &orig);
     }
+    store_if_new(&peer->unlocked_rx_last_ms, now);
+    if (data) {
+        store_if_first(&peer->unlocked_rx_first_data_ms, now);
+    }
+    flag_unlocked_work(dev);
 }
 
 bool
@@ -929,25 +970,71 @@ wg_device_peer_endpoint_copy(const struct wg_peer *peer,
     return wg_peer_endpoint_copy(peer, ss, len);
 }
 
-void
-wg_device_peer_sync(struct wg_peer *peer)
+static uint64_t
+take_u64(atomic_uint64_t *var)
 {
-    long long int first, last;
+    return atomic_exchange_explicit(var, 0, memory_order_relaxed);
+}
 
-    peer->tx_bytes += atomic_exchange_explicit(&peer->unlocked_tx_bytes, 0,
-                                               memory_order_relaxed);
-    peer->tx_packets += atomic_exchange_explicit(&peer->unlocked_tx_packets,
-                                                 0, memory_order_relaxed);
-    first = atomic_exchange_explicit(&peer->unlocked_first_data_ms, 0,
-                                     memory_order_relaxed);
-    last = atomic_exchange_explicit(&peer->unlocked_last_ms, 0,
-                                    memory_order_relaxed);
+static long long int
+take_ms(atomic_llong *var)
+{
+    return atomic_exchange_explicit(var, 0, memory_order_relaxed);
+}
+
+/* The timer events of unlocked sends: the latest message at 'last', the
+ * first data message at 'first' (0: none). */
+static void
+sync_sent(struct wg_peer *peer, long long int first, long long int last)
+{
     if (last) {
         wg_timers_any_authenticated_packet_traversed(&peer->timers, last);
         wg_timers_any_authenticated_packet_sent(&peer->timers);
     }
     if (first) {
         wg_timers_data_sent(&peer->timers, first);
+    }
+}
+
+/* The same for unlocked receives. */
+static void
+sync_received(struct wg_peer *peer, long long int first, long long int last)
+{
+    if (last) {
+        wg_timers_any_authenticated_packet_received(&peer->timers);
+        wg_timers_any_authenticated_packet_traversed(&peer->timers, last);
+    }
+    if (first) {
+        wg_timers_data_received(&peer->timers, first);
+    }
+}
+
+void
+wg_device_peer_sync(struct wg_peer *peer)
+{
+    long long int tx_first, tx_last, rx_first, rx_last;
+
+    peer->tx_bytes += take_u64(&peer->unlocked_tx_bytes);
+    peer->tx_packets += take_u64(&peer->unlocked_tx_packets);
+    peer->rx_bytes += take_u64(&peer->unlocked_rx_bytes);
+    peer->rx_packets += take_u64(&peer->unlocked_rx_packets);
+    tx_first = take_ms(&peer->unlocked_first_data_ms);
+    tx_last = take_ms(&peer->unlocked_last_ms);
+    rx_first = take_ms(&peer->unlocked_rx_first_data_ms);
+    rx_last = take_ms(&peer->unlocked_rx_last_ms);
+
+    /* Each side's events in one go, the side that acted last after the
+     * other: the timers end as the later events leave them (a receive
+     * stops the new-handshake timer that a send before it started, a send
+     * stops the keepalive that a receive before it asked for), and each
+     * deadline is set from a real event's time, at most one sync period
+     * from where the kernel's per-packet timers would put it. */
+    if (rx_last > tx_last) {
+        sync_sent(peer, tx_first, tx_last);
+        sync_received(peer, rx_first, rx_last);
+    } else {
+        sync_received(peer, rx_first, rx_last);
+        sync_sent(peer, tx_first, tx_last);
     }
 }
 
@@ -1056,7 +1143,7 @@ sync_deadline(const struct wg_device *dev)
 {
     bool sends;
 
-    atomic_read_relaxed(&CONST_CAST(struct wg_device *, dev)->unlocked_sends,
+    atomic_read_relaxed(&CONST_CAST(struct wg_device *, dev)->unlocked_work,
                         &sends);
     return sends ? dev->last_sync_ms + WG_DEVICE_SYNC_MS : WG_TIMER_OFF;
 }
@@ -1074,7 +1161,7 @@ wg_device_run(struct wg_device *dev)
     /* Timers that the actions below set lower this again. */
     dev->timers_next_ms = WG_TIMER_OFF;
     dev->in_run = true;
-    atomic_store_relaxed(&dev->unlocked_sends, false);
+    atomic_store_relaxed(&dev->unlocked_work, false);
     dev->last_sync_ms = now;
     run_deferred_initiations(dev);
     LIST_FOR_EACH (peer, list_node, &dev->peers) {

@@ -513,6 +513,40 @@ enum wg_device_rx wg_device_decrypt_end(struct wg_device *dev,
                                         struct wg_device_opener *opener,
                                         struct wg_device_rx_result *out);
 
+/* Receiving without the caller's lock, on any thread, at the same time as
+ * the device's other functions run under it (OVS RCU, as for sending).
+ *
+ * wg_device_decrypt_begin_unlocked() is wg_device_decrypt_begin() for a
+ * data message to the current keypair of its peer, if that keypair can
+ * still receive: it holds the keypair for '*opener' and returns true.  For
+ * any other datagram (a handshake or cookie message, an index of a previous
+ * or unconfirmed keypair or of none, a short or malformed one) it returns
+ * false, holding nothing and counting nothing, and the caller takes its
+ * lock and calls wg_device_decrypt_begin().  Either way, the message is
+ * then opened by wg_device_decrypt_finish().
+ *
+ * wg_device_decrypt_end_unlocked() is wg_device_decrypt_end() for a
+ * message that opened, whose keypair is still its peer's current one, that
+ * came from the peer's endpoint ('src') and that needs no rekey on receive:
+ * it consults the keypair's replay window (which has its own lock, as the
+ * kernel's does), does cryptokey routing, releases the keypair, stores the
+ * outcome in '*rxp' and returns true.  The peer's counters and timers are
+ * left for the device to take in under its lock, as for unlocked sends.
+ * For any other message (roaming, key confirmation, a rekey, a tag that
+ * did not verify...) it returns false with the keypair still held, and the
+ * caller ends the message with wg_device_decrypt_end() under its lock. */
+bool wg_device_decrypt_begin_unlocked(struct wg_device *dev,
+                                      const uint8_t *buf, size_t len,
+                                      long long int now,
+                                      struct wg_device_opener *opener);
+bool wg_device_decrypt_end_unlocked(struct wg_device *dev,
+                                    const struct sockaddr *src,
+                                    socklen_t src_len, uint8_t *buf,
+                                    size_t len, long long int now,
+                                    struct wg_device_opener *opener,
+                                    struct wg_device_rx_result *out,
+                                    enum wg_device_rx *rxp);
+
 /* Timers. */
 
 /* Fires every due timer of every peer (handshake retransmission and give

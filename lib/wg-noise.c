@@ -602,6 +602,7 @@ keypair_free(struct wg_noise_keypair *kp)
 {
     wg_aead_key_destroy(kp->send_key);
     wg_aead_key_destroy(kp->recv_key);
+    ovs_mutex_destroy(&kp->replay_mutex);
     wg_crypto_wipe(kp, sizeof *kp);
     free(kp);
 }
@@ -655,7 +656,8 @@ set_current(struct wg_noise_keypairs *kps, struct wg_noise_keypair *kp)
 }
 
 /* Takes 'kp' out of 'kps' (its index is free at once) and drops its
- * reference. */
+ * reference.  'kp' itself is left as it is: receivers without the device's
+ * lock may still read it. */
 static void
 keypair_destroy(struct wg_noise_keypairs *kps, struct wg_noise_keypair *kp)
 {
@@ -663,7 +665,6 @@ keypair_destroy(struct wg_noise_keypairs *kps, struct wg_noise_keypair *kp)
         if (kp->local_index && kps->release_index) {
             kps->release_index(kps->release_aux, kp->local_index);
         }
-        kp->local_index = 0;
         wg_noise_keypair_unref(kp);
     }
 }
@@ -693,10 +694,12 @@ derive_keypair(const struct wg_noise_handshake *hs, bool initiator,
         free(kp);
         return NULL;
     }
+    ovs_mutex_init(&kp->replay_mutex);
     wg_replay_init(&kp->replay);
     kp->birth_ms = now_ms;
     kp->i_am_initiator = initiator;
-    kp->send_valid = kp->recv_valid = true;
+    kp->send_valid = true;
+    atomic_init(&kp->recv_valid, true);
     return kp;
 }
 
@@ -811,14 +814,50 @@ wg_noise_keypair_can_send(const struct wg_noise_keypair *kp,
                 < WG_REJECT_AFTER_MESSAGES));
 }
 
+uint64_t
+wg_noise_keypair_replay_greatest(struct wg_noise_keypair *kp)
+{
+    uint64_t greatest;
+
+    ovs_mutex_lock(&kp->replay_mutex);
+    greatest = kp->replay.greatest;
+    ovs_mutex_unlock(&kp->replay_mutex);
+    return greatest;
+}
+
 bool
 wg_noise_keypair_can_receive(struct wg_noise_keypair *kp,
                              long long int now_ms)
 {
-    if (kp->recv_valid
+    bool valid;
+
+    atomic_read_relaxed(&kp->recv_valid, &valid);
+    if (valid
         && (now_ms - kp->birth_ms >= WG_REJECT_AFTER_TIME_MS
-            || kp->replay.greatest >= WG_REJECT_AFTER_MESSAGES)) {
-        kp->recv_valid = false;
+            || wg_noise_keypair_replay_greatest(kp) >= WG_REJECT_AFTER_MESSAGES)) {
+        atomic_store_relaxed(&kp->recv_valid, false);
+        valid = false;
     }
-    return kp->recv_valid;
+    return valid;
+}
+
+bool
+wg_noise_keypair_replay_accept(struct wg_noise_keypair *kp, uint64_t counter)
+{
+    bool fresh;
+
+    ovs_mutex_lock(&kp->replay_mutex);
+    fresh = wg_replay_check_and_update(&kp->replay, counter,
+                                       WG_REJECT_AFTER_MESSAGES);
+    ovs_mutex_unlock(&kp->replay_mutex);
+    return fresh;
+}
+
+struct wg_noise_keypair *
+wg_noise_keypairs_current_for(const struct wg_noise_keypairs *kps,
+                              uint32_t index)
+{
+    struct wg_noise_keypair *kp = wg_noise_keypairs_current(kps);
+
+    return kp && index && kp->local_index == index ? kp : NULL;
 }

@@ -32,6 +32,7 @@
 #include <time.h>
 #include "ovs-atomic.h"
 #include "ovs-rcu.h"
+#include "ovs-thread.h"
 #include "wg-crypto.h"
 #include "wg-messages.h"
 #include "wg-replay.h"
@@ -70,24 +71,27 @@ struct wg_noise_handshake {
 };
 
 /* One transport session.  Its peer's struct wg_noise_keypairs holds one
- * reference; a sender sealing outside the device's lock holds another
- * (wg_noise_keypair_ref(), or wg_noise_keypair_try_ref() for a keypair
- * found under RCU), so that the keys are wiped and freed a grace period
- * after the last one is dropped.  Senders on any thread take nonces with
- * wg_noise_keypair_take_counters(); everything else but the reference count
- * is the device's, under its lock. */
+ * reference; a sender sealing or a receiver opening outside the device's
+ * lock holds another (wg_noise_keypair_ref(), or wg_noise_keypair_try_ref()
+ * for a keypair found under RCU), so that the keys are wiped and freed a
+ * grace period after the last one is dropped.  The keys, indices, birth and
+ * role never change once the keypair is made.  Senders on any thread take
+ * nonces with wg_noise_keypair_take_counters(); receivers on any thread
+ * consult the replay window, which has its own lock as the kernel's has
+ * (wg_noise_keypair_replay_accept()). */
 struct wg_noise_keypair {
     struct ovs_refcount ref;
     struct wg_aead_key *send_key;
     struct wg_aead_key *recv_key;
     atomic_uint64_t send_counter;       /* Next nonce to use. */
-    struct wg_replay replay;
+    struct ovs_mutex replay_mutex;
+    struct wg_replay replay OVS_GUARDED;  /* Under replay_mutex. */
     long long int birth_ms;
     uint32_t local_index;
     uint32_t remote_index;
     bool i_am_initiator;
     bool send_valid;
-    bool recv_valid;
+    atomic_bool recv_valid;             /* Becomes false, once. */
 };
 
 /* A peer's keypairs.  'next' is a responder's keypair awaiting
@@ -128,6 +132,20 @@ struct wg_noise_keypair *wg_noise_keypairs_current(
  * if fewer than 'n' are left before REJECT_AFTER_MESSAGES. */
 bool wg_noise_keypair_take_counters(struct wg_noise_keypair *kp, size_t n,
                                     uint64_t *first);
+
+/* Checks received 'counter' (authenticated) against 'kp''s replay window
+ * and marks it seen, on any thread.  Returns false for a replay, a counter
+ * too old for the window, or one at REJECT_AFTER_MESSAGES or beyond. */
+bool wg_noise_keypair_replay_accept(struct wg_noise_keypair *kp,
+                                    uint64_t counter);
+
+/* The counter after the highest that 'kp' accepted, on any thread. */
+uint64_t wg_noise_keypair_replay_greatest(struct wg_noise_keypair *kp);
+
+/* 'kps''s current keypair if its receiver index is 'index', else NULL: safe
+ * on any thread under RCU, like wg_noise_keypairs_current(). */
+struct wg_noise_keypair *wg_noise_keypairs_current_for(
+    const struct wg_noise_keypairs *kps, uint32_t index);
 
 /* The next nonce 'kp' would give (a snapshot when senders run). */
 uint64_t wg_noise_keypair_send_counter(const struct wg_noise_keypair *kp);

@@ -23,8 +23,10 @@
 #include "ovs-rcu.h"
 #include "util.h"
 
+/* An entry is immutable once in the map; readers without the device's lock
+ * find it under RCU, so a removed one is freed a grace period later. */
 struct wg_index_entry {
-    struct hmap_node node;      /* In struct wg_index_table's 'map'. */
+    struct cmap_node node;      /* In struct wg_index_table's 'map'. */
     uint32_t index;
     struct wg_peer *peer;
 };
@@ -34,7 +36,7 @@ struct wg_index_entry {
 void
 wg_peer_index_table_init(struct wg_index_table *t)
 {
-    hmap_init(&t->map);
+    cmap_init(&t->map);
 }
 
 void
@@ -42,10 +44,11 @@ wg_peer_index_table_destroy(struct wg_index_table *t)
 {
     struct wg_index_entry *e;
 
-    HMAP_FOR_EACH_POP (e, node, &t->map) {
-        free(e);
+    CMAP_FOR_EACH (e, node, &t->map) {
+        cmap_remove(&t->map, &e->node, hash_int(e->index, 0));
+        ovsrcu_postpone(free, e);
     }
-    hmap_destroy(&t->map);
+    cmap_destroy(&t->map);
 }
 
 static struct wg_index_entry *
@@ -53,7 +56,7 @@ index_find(const struct wg_index_table *t, uint32_t index)
 {
     struct wg_index_entry *e;
 
-    HMAP_FOR_EACH_WITH_HASH (e, node, hash_int(index, 0), &t->map) {
+    CMAP_FOR_EACH_WITH_HASH (e, node, hash_int(index, 0), &t->map) {
         if (e->index == index) {
             return e;
         }
@@ -74,7 +77,7 @@ wg_peer_index_alloc(struct wg_index_table *t, struct wg_peer *peer)
              || (e->index & 0xff) % peer->rx_n_classes != peer->rx_class
              || index_find(t, e->index));
     e->peer = peer;
-    hmap_insert(&t->map, &e->node, hash_int(e->index, 0));
+    cmap_insert(&t->map, &e->node, hash_int(e->index, 0));
     return e->index;
 }
 
@@ -84,8 +87,8 @@ wg_peer_index_free(struct wg_index_table *t, uint32_t index)
     struct wg_index_entry *e = index ? index_find(t, index) : NULL;
 
     if (e) {
-        hmap_remove(&t->map, &e->node);
-        free(e);
+        cmap_remove(&t->map, &e->node, hash_int(index, 0));
+        ovsrcu_postpone(free, e);
     }
 }
 
@@ -100,7 +103,7 @@ wg_peer_index_lookup(const struct wg_index_table *t, uint32_t index)
 size_t
 wg_peer_index_count(const struct wg_index_table *t)
 {
-    return hmap_count(&t->map);
+    return cmap_count(&t->map);
 }
 
 /* Endpoint table. */
@@ -315,6 +318,16 @@ wg_peer_endpoint_copy(const struct wg_peer *peer,
     memcpy(ss, &a->ss, a->len);
     *len = a->len;
     return true;
+}
+
+bool
+wg_peer_endpoint_is(const struct wg_peer *peer, const struct sockaddr *sa,
+                    socklen_t len)
+{
+    const struct wg_peer_addr *a = ovsrcu_get(struct wg_peer_addr *,
+                                              &peer->endpoint_rcu);
+
+    return a && sockaddr_len(sa, len) && endpoint_equal(&a->ss, sa);
 }
 
 bool

@@ -30,6 +30,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 #include <time.h>
+#include "cmap.h"
 #include "openvswitch/hmap.h"
 #include "openvswitch/list.h"
 #include "ovs-atomic.h"
@@ -38,9 +39,11 @@
 #include "wg-noise.h"
 #include "wg-timers.h"
 
-/* Receiver indices in use.  Index 0 is never handed out. */
+/* Receiver indices in use.  Index 0 is never handed out.  Changed under
+ * the device's lock; wg_peer_index_lookup() also runs without it, under
+ * RCU. */
 struct wg_index_table {
-    struct hmap map;            /* Contains struct wg_index_entry. */
+    struct cmap map;            /* Contains struct wg_index_entry. */
 };
 
 /* Peers by endpoint (address and port), so that a message no session
@@ -84,13 +87,17 @@ struct wg_peer {
     uint64_t rx_packets;
     uint64_t tx_packets;
 
-    /* What senders without the device's lock did since the device last
-     * took it in (wg_device_peer_sync(), with the lock): their messages
-     * and bytes, and when they sent (0: not since), for the timers. */
+    /* What senders and receivers without the device's lock did since the
+     * device last took it in (wg_device_peer_sync(), with the lock): their
+     * messages and bytes, and when (0: not since), for the timers. */
     atomic_uint64_t unlocked_tx_bytes;
     atomic_uint64_t unlocked_tx_packets;
-    atomic_llong unlocked_first_data_ms;    /* First data message. */
-    atomic_llong unlocked_last_ms;          /* Latest message. */
+    atomic_llong unlocked_first_data_ms;    /* First data message sent. */
+    atomic_llong unlocked_last_ms;          /* Latest message sent. */
+    atomic_uint64_t unlocked_rx_bytes;
+    atomic_uint64_t unlocked_rx_packets;
+    atomic_llong unlocked_rx_first_data_ms; /* First data received. */
+    atomic_llong unlocked_rx_last_ms;       /* Latest message received. */
 
     /* A handshake initiation deferred to wg_device_run(), if in the
      * device's 'initiations_wanted'. */
@@ -173,6 +180,11 @@ bool wg_peer_set_endpoint(struct wg_peer *peer, const struct sockaddr *sa,
  * returns false if it has none.  Safe on any thread under RCU. */
 bool wg_peer_endpoint_copy(const struct wg_peer *peer,
                            struct sockaddr_storage *ss, socklen_t *len);
+
+/* Whether 'sa' is the endpoint of 'peer' (the same address and port), on
+ * any thread under RCU. */
+bool wg_peer_endpoint_is(const struct wg_peer *peer,
+                         const struct sockaddr *sa, socklen_t len);
 
 /* Roaming: makes 'sa' the endpoint if it differs.  Returns true if it
  * changed. */

@@ -49,7 +49,8 @@ snapshot_take(const struct wgpair_node *node, struct snapshot *s)
     s->current = wg_noise_keypairs_current(&peer->keypairs);
     s->previous = peer->keypairs.previous;
     s->next = peer->keypairs.next;
-    s->greatest = s->current ? s->current->replay.greatest : 0;
+    s->greatest = (s->current
+                   ? wg_noise_keypair_replay_greatest(s->current) : 0);
     s->hs_state = peer->handshake.state;
     s->hs_index = peer->handshake.local_index;
     s->n_indices = wg_peer_index_count(peer->indices);

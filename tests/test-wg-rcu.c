@@ -498,3 +498,297 @@ test_device_unlocked_send(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     printf("unlocked send ok\n");
 }
 WGTEST_REGISTER("device-unlocked-send", test_device_unlocked_send);
+
+/* device-unlocked-receive: a data message to its peer's current keypair is
+ * begun and ended without the lock like any other, replays are refused,
+ * the counters include it, and its timers run once the device takes them
+ * in; every other message is left to the locked path. */
+
+/* How unlocked_receive() went when it did not end the message itself. */
+enum {
+    RX_BEGIN_LOCKED = -1,       /* Begin needs the lock. */
+    RX_END_LOCKED = -2,         /* End needs the lock (then done with it). */
+};
+
+/* Node 'm->to' receives 'm' (decrypted in place) as the port's receive
+ * path does, on any thread: returns the outcome, or one of the values
+ * above.  With RX_END_LOCKED, if 'locked' is nonnull, the message was
+ * ended under the "lock" (the test's only thread) and its outcome is in
+ * '*locked'. */
+static int
+receive_without_lock(struct wgpair *p, struct wgpair_msg *m,
+                     struct wg_device_rx_result *out,
+                     enum wg_device_rx *locked)
+{
+    struct wgpair_node *b = &p->node[m->to];
+    const struct sockaddr *src = (const struct sockaddr *) &m->src;
+    struct wg_device_opener op;
+    enum wg_device_rx rx;
+
+    if (!wg_device_decrypt_begin_unlocked(b->dev, m->data, m->len,
+                                          p->now_ms, &op)) {
+        return RX_BEGIN_LOCKED;
+    }
+    wg_device_decrypt_finish(&op, m->data, m->len);
+    if (!wg_device_decrypt_end_unlocked(b->dev, src, sizeof m->src, m->data,
+                                        m->len, p->now_ms, &op, out, &rx)) {
+        WGTEST_CHECK(op.kp && locked);
+        *locked = wg_device_decrypt_end(b->dev, src, sizeof m->src, m->data,
+                                        m->len, &op, out);
+        return RX_END_LOCKED;
+    }
+    WGTEST_CHECK(!op.kp);
+    return rx;
+}
+
+/* The same on the test's only thread, keeping the inner packet as
+ * wgpair_inject() does. */
+static int
+unlocked_receive(struct wgpair *p, struct wgpair_msg *m,
+                 enum wg_device_rx *locked)
+{
+    struct wgpair_node *b = &p->node[m->to];
+    struct wg_device_rx_result out;
+    int rx = receive_without_lock(p, m, &out, locked);
+
+    if (rx == WG_DEVICE_RX_DATA) {
+        WGTEST_CHECK(out.peer == b->peer);
+        memcpy(b->last_inner, out.inner, out.inner_len);
+        b->last_inner_len = out.inner_len;
+    }
+    return rx;
+}
+
+/* Node 'from' seals an IPv4 packet of 'len' bytes (seed 'seed'), held back
+ * from delivery: returns it. */
+static struct wgpair_msg
+held_data(struct wgpair *p, int from, size_t len, uint8_t seed)
+{
+    uint8_t pkt[WGPAIR_MSG_SIZE];
+
+    p->hold = true;
+    wgpair_make_ip(p, from, false, len, seed, pkt);
+    WGTEST_CHECK(wgpair_send(p, from, pkt, len) > 0);
+    WGTEST_CHECK(p->n_msgs == 1);
+    p->hold = false;
+    return wgpair_take(p, 0);
+}
+
+/* Data messages node 1 receives from node 0 without the lock, and a
+ * replay of one. */
+static void
+unlocked_receive_data(struct wgpair *p)
+{
+    struct wgpair_msg m = held_data(p, 0, 100, 7), copy = m;
+    uint8_t want[WGPAIR_MSG_SIZE];
+    struct wg_peer_info before, after;
+    enum wg_device_rx locked;
+
+    wg_device_peer_get_info(p->node[1].dev, p->node[1].peer, &before);
+    WGTEST_CHECK(unlocked_receive(p, &m, &locked) == WG_DEVICE_RX_DATA);
+    wgpair_make_ip(p, 0, false, 100, 7, want);
+    WGTEST_CHECK(p->node[1].last_inner_len == 100);
+    WGTEST_CHECK_MEM(p->node[1].last_inner, want, 100);
+    wg_device_peer_get_info(p->node[1].dev, p->node[1].peer, &after);
+    WGTEST_CHECK(after.rx_packets == before.rx_packets + 1);
+    WGTEST_CHECK(after.rx_bytes == before.rx_bytes + m.len);
+
+    /* The same message again: refused by the keypair's window. */
+    WGTEST_CHECK(unlocked_receive(p, &copy, &locked)
+                 == WG_DEVICE_DROP_REPLAYED);
+    wg_device_peer_get_info(p->node[1].dev, p->node[1].peer, &before);
+    WGTEST_CHECK(before.rx_packets == after.rx_packets);
+}
+
+/* What the locked path must do: roaming, a bad tag, a handshake message,
+ * an unconfirmed keypair. */
+static void
+unlocked_receive_leaves(struct wgpair *p)
+{
+    struct wgpair_msg m = held_data(p, 0, 100, 8);
+    struct wg_peer_info info;
+    enum wg_device_rx locked;
+
+    /* From another port: the locked end makes it the endpoint. */
+    m.src.sin_port = htons(ntohs(m.src.sin_port) + 1);
+    WGTEST_CHECK(unlocked_receive(p, &m, &locked) == RX_END_LOCKED);
+    WGTEST_CHECK(locked == WG_DEVICE_RX_DATA);
+    wg_device_peer_get_info(p->node[1].dev, p->node[1].peer, &info);
+    WGTEST_CHECK(((struct sockaddr_in *) &info.endpoint)->sin_port
+                 == m.src.sin_port);
+
+    /* A tag that does not verify. */
+    m = held_data(p, 0, 100, 9);
+    m.data[WG_MSG_DATA_HEADER_LEN + 3] ^= 1;
+    WGTEST_CHECK(unlocked_receive(p, &m, &locked) == RX_END_LOCKED);
+    WGTEST_CHECK(locked == WG_DEVICE_DROP_BAD_TAG);
+
+    /* A handshake, and the data of the session it makes, which node 1 has
+     * not confirmed yet. */
+    wgpair_advance(p, WG_REKEY_TIMEOUT_MS + 1);
+    p->hold = true;
+    WGTEST_CHECK(!wg_device_peer_initiate(p->node[0].dev, p->node[0].peer));
+    m = wgpair_take(p, 0);
+    WGTEST_CHECK(unlocked_receive(p, &m, &locked) == RX_BEGIN_LOCKED);
+    WGTEST_CHECK(wgpair_inject(p, &m) == WG_DEVICE_RX_HANDSHAKE);
+    WGTEST_CHECK(p->n_msgs == 1);
+    WGTEST_CHECK(wgpair_deliver_one(p, 0) == WG_DEVICE_RX_HANDSHAKE);
+    WGTEST_CHECK(p->n_msgs == 1);       /* Node 0's keepalive. */
+    m = wgpair_take(p, 0);
+    WGTEST_CHECK(unlocked_receive(p, &m, &locked) == RX_BEGIN_LOCKED);
+    WGTEST_CHECK(wgpair_inject(p, &m) == WG_DEVICE_RX_KEEPALIVE);
+    p->hold = false;
+    m = held_data(p, 0, 100, 11);
+    WGTEST_CHECK(unlocked_receive(p, &m, &locked) == WG_DEVICE_RX_DATA);
+}
+
+static void
+test_device_unlocked_receive(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
+{
+    struct wg_noise_keypair *kp;
+    enum wg_device_rx locked;
+    int keepalives, initiations;
+    struct wgpair_msg m;
+    struct wgpair p;
+
+    wgpair_init(&p, NULL, NULL);
+    wgpair_handshake(&p, 0);
+    unlocked_receive_data(&p);
+    unlocked_receive_leaves(&p);
+
+    /* Data received and nothing sent back: the device wakes within
+     * WG_DEVICE_SYNC_MS and node 1 sends a keepalive KEEPALIVE_TIMEOUT
+     * after the message, as after a locked receive. */
+    wgpair_advance(&p, 30000);
+    keepalives = p.node[1].keepalives_sent;
+    m = held_data(&p, 0, 100, 12);
+    WGTEST_CHECK(unlocked_receive(&p, &m, &locked) == WG_DEVICE_RX_DATA);
+    WGTEST_CHECK(wg_device_next_deadline(p.node[1].dev)
+                 <= p.now_ms + WG_DEVICE_SYNC_MS);
+    wgpair_advance(&p, WG_KEEPALIVE_TIMEOUT_MS - 1);
+    WGTEST_CHECK(p.node[1].keepalives_sent == keepalives);
+    wgpair_advance(&p, 1);
+    WGTEST_CHECK(p.node[1].keepalives_sent == keepalives + 1);
+
+    /* Node 0, the initiator, near the end of its keypair's life: a
+     * received message is for the locked path, which rekeys. */
+    kp = wg_noise_keypairs_current(&p.node[0].peer->keypairs);
+    WGTEST_CHECK(kp && kp->i_am_initiator);
+    wgpair_advance(&p, kp->birth_ms + WG_REKEY_ON_RECEIVE_AFTER_TIME_MS - 1
+                       - p.now_ms);
+    m = held_data(&p, 1, 100, 13);
+    WGTEST_CHECK(unlocked_receive(&p, &m, &locked) == WG_DEVICE_RX_DATA);
+    wgpair_advance(&p, 1);
+    initiations = wgpair_sent(&p, 0, WG_MSG_INITIATION);
+    p.hold = true;
+    m = held_data(&p, 1, 100, 14);
+    WGTEST_CHECK(unlocked_receive(&p, &m, &locked) == RX_END_LOCKED);
+    WGTEST_CHECK(locked == WG_DEVICE_RX_DATA);
+    WGTEST_CHECK(wgpair_sent(&p, 0, WG_MSG_INITIATION) == initiations + 1);
+    wgpair_destroy(&p);
+    printf("unlocked receive ok\n");
+}
+WGTEST_REGISTER("device-unlocked-receive", test_device_unlocked_receive);
+
+/* device-rcu-receivers: threads end the same messages without the lock at
+ * once; the keypair's replay window lets each through exactly once. */
+
+#define RX_BATCH 200            /* Messages per round, < WGPAIR_MAX_MSGS. */
+#define RX_ROUNDS 50
+
+struct receiver_test {
+    struct wgpair *p;
+    struct wgpair_msg *msgs;    /* RX_BATCH messages of the round. */
+    struct ovs_barrier start, done;
+    atomic_uint accepted;       /* Outcomes WG_DEVICE_RX_DATA. */
+    atomic_uint replayed;       /* Outcomes WG_DEVICE_DROP_REPLAYED. */
+};
+
+/* One thread's round: its own copy of every message, received without the
+ * lock. */
+static void
+receiver_round(struct receiver_test *rt)
+{
+    unsigned int accepted = 0, replayed = 0, orig;
+
+    for (size_t i = 0; i < RX_BATCH; i++) {
+        struct wgpair_msg m = rt->msgs[i];
+        struct wg_device_rx_result out;
+        int rx = receive_without_lock(rt->p, &m, &out, NULL);
+
+        accepted += rx == WG_DEVICE_RX_DATA;
+        replayed += rx == WG_DEVICE_DROP_REPLAYED;
+    }
+    atomic_add(&rt->accepted, accepted, &orig);
+    atomic_add(&rt->replayed, replayed, &orig);
+}
+
+static void *
+receiver_thread(void *rt_)
+{
+    struct receiver_test *rt = rt_;
+
+    for (int r = 0; r < RX_ROUNDS; r++) {
+        ovs_barrier_block(&rt->start);
+        receiver_round(rt);
+        ovsrcu_quiesce();
+        ovs_barrier_block(&rt->done);
+    }
+    return NULL;
+}
+
+/* Node 0 seals a round's messages, held back. */
+static void
+receiver_fill(struct receiver_test *rt)
+{
+    struct wgpair *p = rt->p;
+
+    p->hold = true;
+    for (size_t i = 0; i < RX_BATCH; i++) {
+        WGTEST_CHECK(wgpair_send_ip(p, 0, 64 + i % 512) > 0);
+    }
+    for (size_t i = 0; i < RX_BATCH; i++) {
+        rt->msgs[i] = wgpair_take(p, 0);
+    }
+    p->hold = false;
+}
+
+static void
+test_device_rcu_receivers(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
+{
+    struct receiver_test rt;
+    pthread_t threads[N_READERS];
+    unsigned int accepted, replayed;
+    struct wgpair p;
+
+    wgpair_init(&p, NULL, NULL);
+    wgpair_handshake(&p, 0);
+    rt.p = &p;
+    rt.msgs = xmalloc(RX_BATCH * sizeof *rt.msgs);
+    ovs_barrier_init(&rt.start, N_READERS + 1);
+    ovs_barrier_init(&rt.done, N_READERS + 1);
+    atomic_init(&rt.accepted, 0);
+    atomic_init(&rt.replayed, 0);
+    for (int i = 0; i < N_READERS; i++) {
+        threads[i] = ovs_thread_create("rcu-receiver", receiver_thread, &rt);
+    }
+    for (int r = 0; r < RX_ROUNDS; r++) {
+        receiver_fill(&rt);
+        ovs_barrier_block(&rt.start);
+        ovs_barrier_block(&rt.done);
+    }
+    for (int i = 0; i < N_READERS; i++) {
+        xpthread_join(threads[i], NULL);
+    }
+    atomic_read(&rt.accepted, &accepted);
+    atomic_read(&rt.replayed, &replayed);
+    WGTEST_CHECK(accepted == RX_BATCH * RX_ROUNDS);
+    WGTEST_CHECK(replayed == RX_BATCH * RX_ROUNDS * (N_READERS - 1));
+    ovs_barrier_destroy(&rt.start);
+    ovs_barrier_destroy(&rt.done);
+    free(rt.msgs);
+    wgpair_destroy(&p);
+    printf("%u messages received by %d threads at once, each once\n",
+           accepted, N_READERS);
+}
+WGTEST_REGISTER("device-rcu-receivers", test_device_rcu_receivers);
