@@ -428,7 +428,9 @@ extern struct ovs_list netdev_wg_list OVS_GUARDED_BY(netdev_wg_list_mutex);
  *     held, except the parts of the send path that say otherwise;
  *   - 'wg->sock_rwlock': the sockets; who changes them holds 'wg->mutex'
  *     and writes; transmit queues read without 'wg->mutex';
- *   - below the port, udp-batch's per-socket mutex and atomic counters.
+ *   - below the port, udp-batch's per-socket mutex and atomic counters,
+ *     and each keypair's 'replay_mutex' (wg-noise), a leaf taken with or
+ *     without 'wg->mutex'.
  *
  * Two leaf locks stand apart: 'wg->flags_mutex' (OVS's fatal-signal hook
  * sets the flags) and the UAPI module's list of sockets to close
@@ -462,12 +464,21 @@ extern struct ovs_list netdev_wg_list OVS_GUARDED_BY(netdev_wg_list_mutex);
  * removal on another thread never frees keys in use; intel-ipsec-mb keeps
  * one manager per thread (wg-aead-ipsecmb.c) and an OpenSSL key serializes
  * its own context
- * (wg-crypto.c).  A receive round likewise takes it to handle handshakes and
- * begin each data message (wg_device_decrypt_begin(), which holds the
- * keypair), then to end them (the replay window, timers, cryptokey routing)
- * and to hand packets to the bridge, but not to read the socket, to decrypt
- * (wg_device_decrypt_finish()) or to coalesce: the queues of one port, polled
- * by several PMD threads, decrypt in parallel.  Each round takes its packets
+ * (wg-crypto.c).  A receive round (netdev-wireguard-rx.c) takes it once, to
+ * count the round and hand its packets to the bridge, when the round holds
+ * only data messages to their peers' current keypairs from the peers'
+ * endpoints: the receiver index is found under RCU (wg-peer's index table,
+ * a cmap), the keypair is referenced while the message is opened, its
+ * replay window has a lock of its own (struct wg_noise_keypair, as the
+ * kernel's), cryptokey routing reads the trie under RCU, and the peer's
+ * counters and receive times are atomics taken in like the senders'
+ * (wg_device_decrypt_begin_unlocked(), wg_device_decrypt_end_unlocked()).
+ * Handshake and cookie messages, and the data messages that need more
+ * (roaming, key confirmation, a rekey on receive, every drop but a replay
+ * or a routing one), take it before they are opened or after, in order.
+ * The lock is never held to read the socket, to decrypt
+ * (wg_device_decrypt_finish()) or to coalesce: the queues of one port,
+ * polled by several PMD threads, decrypt in parallel.  Each round takes its packets
  * for the bridge from pkt-pool, whose DPDK mempools any thread may take from
  * and the datapath gives back to from any thread (multi-producer,
  * multi-consumer), or from the heap.  One peer's messages all come

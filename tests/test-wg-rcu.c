@@ -187,6 +187,87 @@ test_allowedips_rcu(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
 }
 WGTEST_REGISTER("allowedips-rcu", test_allowedips_rcu);
 
+/* index-table-rcu: lookups of receiver indices while the main thread hands
+ * out new ones and frees old ones; an entry freed too early is a use after
+ * free. */
+
+#define N_SLOTS 64
+
+struct index_test {
+    struct wg_index_table t;
+    struct wg_peer *peers[2];
+    atomic_uint32_t slots[N_SLOTS];     /* Indices in use (or just freed). */
+    atomic_bool stop;
+    atomic_ullong hits;
+};
+
+static void *
+index_reader(void *it_)
+{
+    struct index_test *it = it_;
+    uint32_t r = random_uint32();
+    unsigned long long hits = 0;
+    bool stop = false;
+
+    while (!stop) {
+        for (int i = 0; i < READS_PER_QUIESCE; i++) {
+            struct wg_peer *peer;
+            uint32_t index;
+
+            r = r * 1103515245 + 12345;
+            atomic_read_relaxed(&it->slots[(r >> 16) % N_SLOTS], &index);
+            peer = index ? wg_peer_index_lookup(&it->t, index) : NULL;
+            WGTEST_CHECK(!peer || peer == it->peers[0]
+                         || peer == it->peers[1]);
+            hits += peer != NULL;
+        }
+        ovsrcu_quiesce();
+        atomic_read(&it->stop, &stop);
+    }
+    atomic_add_relaxed(&it->hits, hits, &hits);
+    return NULL;
+}
+
+static void
+test_index_table_rcu(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
+{
+    pthread_t readers[N_READERS];
+    struct index_test it;
+    unsigned long long hits;
+
+    memset(&it, 0, sizeof it);
+    wg_peer_index_table_init(&it.t);
+    for (int i = 0; i < 2; i++) {
+        it.peers[i] = xzalloc(sizeof *it.peers[i]);
+        it.peers[i]->rx_n_classes = 1;
+    }
+    for (int i = 0; i < N_READERS; i++) {
+        readers[i] = ovs_thread_create("rcu-index", index_reader, &it);
+    }
+    for (int k = 0; k < 100000; k++) {
+        uint32_t old, new = wg_peer_index_alloc(&it.t, it.peers[k % 2]);
+
+        atomic_read_relaxed(&it.slots[k % N_SLOTS], &old);
+        atomic_store_relaxed(&it.slots[k % N_SLOTS], new);
+        wg_peer_index_free(&it.t, old);
+        if (!(k % READS_PER_QUIESCE)) {
+            ovsrcu_quiesce();
+        }
+    }
+    atomic_store(&it.stop, true);
+    for (int i = 0; i < N_READERS; i++) {
+        xpthread_join(readers[i], NULL);
+    }
+    atomic_read(&it.hits, &hits);
+    WGTEST_CHECK(hits > 0 && wg_peer_index_count(&it.t) == N_SLOTS);
+    wg_peer_index_table_destroy(&it.t);
+    free(it.peers[0]);
+    free(it.peers[1]);
+    printf("100000 indices handed out and freed while %d threads looked "
+           "them up\n", N_READERS);
+}
+WGTEST_REGISTER("index-table-rcu", test_index_table_rcu);
+
 /* noise-counter-threads: nonces taken by several threads at once. */
 
 #define COUNTERS_PER_THREAD 100000
@@ -292,7 +373,9 @@ test_noise_counter_threads(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
 WGTEST_REGISTER("noise-counter-threads", test_noise_counter_threads);
 
 /* device-rcu-readers: threads send without the lock (routing, the peer,
- * its current keypair and endpoint, nonces, counters) while the main
+ * its current keypair and endpoint, nonces, counters), and node 1 receives
+ * without its lock (receiver indices, keypairs, the replay window, cryptokey
+ * routing), while the main
  * thread runs the device's timers, rekeys, then removes and adds the
  * peer. */
 
@@ -300,13 +383,41 @@ struct device_test {
     struct wgpair *p;
     atomic_bool stop;
     atomic_ullong sends;        /* Messages sealed without the lock. */
+    atomic_ullong receives;     /* Messages node 1 took without it. */
 };
+
+/* Node 1 receives message 'msg' of 'len' bytes from node 0 without the
+ * lock, as far as it can: returns true if it ended it. */
+static bool
+device_receive(struct device_test *dt, uint8_t *msg, size_t len)
+{
+    struct wgpair_node *a = &dt->p->node[0], *b = &dt->p->node[1];
+    long long int now = wg_device_now_unlocked(b->dev);
+    struct wg_device_rx_result out;
+    struct wg_device_opener op;
+    enum wg_device_rx rx;
+
+    if (!wg_device_decrypt_begin_unlocked(b->dev, msg, len, now, &op)) {
+        return false;
+    }
+    wg_device_decrypt_finish(&op, msg, len);
+    if (!wg_device_decrypt_end_unlocked(b->dev,
+                                        (const struct sockaddr *) &a->addr,
+                                        sizeof a->addr, msg, len, now, &op,
+                                        &out, &rx)) {
+        wg_noise_keypair_unref(op.kp);  /* What the locked end would do. */
+        return false;
+    }
+    WGTEST_CHECK(rx == WG_DEVICE_RX_DATA && out.peer == b->peer);
+    return true;
+}
 
 /* What a sender without the device's lock does for a batch: routes once,
  * then begins, seals and reports a message per packet, to the endpoint it
- * copies.  Returns the messages sealed. */
+ * copies; node 1 receives each without its lock too.  Returns the messages
+ * sealed, and adds those received to '*received'. */
 static unsigned long long
-device_read_batch(struct device_test *dt)
+device_read_batch(struct device_test *dt, unsigned long long *received)
 {
     ovs_be32 dst = htonl(0x0a000002);  /* 10.0.0.2, node 1. */
     struct wgpair_node *a = &dt->p->node[0];
@@ -320,6 +431,7 @@ device_read_batch(struct device_test *dt)
         socklen_t ss_len;
         int len;
 
+        wgpair_make_ip(dt->p, 0, false, 64, i, msg + WG_DEVICE_HEADROOM);
         len = wg_device_encrypt_begin_unlocked(
             a->dev, peer, msg, 64, sizeof msg,
             wg_device_now_unlocked(a->dev), &sealer);
@@ -328,6 +440,7 @@ device_read_batch(struct device_test *dt)
             wg_device_note_sent_unlocked(a->dev, peer, 1, len, true,
                                          wg_device_now_unlocked(a->dev));
             n++;
+            *received += device_receive(dt, msg, len);
         } else {
             WGTEST_CHECK(len == WG_DEVICE_TX_LOCKED);
         }
@@ -342,15 +455,16 @@ static void *
 device_reader(void *dt_)
 {
     struct device_test *dt = dt_;
-    unsigned long long n = 0;
+    unsigned long long n = 0, received = 0;
     bool stop = false;
 
     while (!stop) {
-        n += device_read_batch(dt);
+        n += device_read_batch(dt, &received);
         ovsrcu_quiesce();
         atomic_read(&dt->stop, &stop);
     }
     atomic_add_relaxed(&dt->sends, n, &n);
+    atomic_add_relaxed(&dt->receives, received, &received);
     return NULL;
 }
 
@@ -359,7 +473,7 @@ test_device_rcu_readers(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
 {
     struct device_test dt;
     pthread_t readers[N_READERS];
-    unsigned long long sends;
+    unsigned long long sends, receives;
     struct wgpair p;
     int rekeys = 0;
 
@@ -368,6 +482,7 @@ test_device_rcu_readers(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     dt.p = &p;
     atomic_init(&dt.stop, false);
     atomic_init(&dt.sends, 0);
+    atomic_init(&dt.receives, 0);
     for (int i = 0; i < N_READERS; i++) {
         readers[i] = ovs_thread_create("rcu-reader", device_reader, &dt);
     }
@@ -401,11 +516,12 @@ test_device_rcu_readers(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
         xpthread_join(readers[i], NULL);
     }
     atomic_read(&dt.sends, &sends);
-    WGTEST_CHECK(rekeys == 200 && sends > 0);
+    atomic_read(&dt.receives, &receives);
+    WGTEST_CHECK(rekeys == 200 && sends > 0 && receives > 0);
     wgpair_destroy(&p);
     printf("%d new sessions, then the peer removed and added 50 times; "
-           "%llu messages sealed by %d threads meanwhile\n",
-           rekeys, sends, N_READERS);
+           "%llu messages sealed and %llu received by %d threads "
+           "meanwhile\n", rekeys, sends, receives, N_READERS);
 }
 WGTEST_REGISTER("device-rcu-readers", test_device_rcu_readers);
 
