@@ -832,9 +832,7 @@ wg_noise_keypair_can_receive(struct wg_noise_keypair *kp,
     bool valid;
 
     atomic_read_relaxed(&kp->recv_valid, &valid);
-    if (valid
-        && (now_ms - kp->birth_ms >= WG_REJECT_AFTER_TIME_MS
-            || wg_noise_keypair_replay_greatest(kp) >= WG_REJECT_AFTER_MESSAGES)) {
+    if (valid && now_ms - kp->birth_ms >= WG_REJECT_AFTER_TIME_MS) {
         atomic_store_relaxed(&kp->recv_valid, false);
         valid = false;
     }
@@ -844,12 +842,19 @@ wg_noise_keypair_can_receive(struct wg_noise_keypair *kp,
 bool
 wg_noise_keypair_replay_accept(struct wg_noise_keypair *kp, uint64_t counter)
 {
-    bool fresh;
+    bool fresh, exhausted;
 
     ovs_mutex_lock(&kp->replay_mutex);
     fresh = wg_replay_check_and_update(&kp->replay, counter,
                                        WG_REJECT_AFTER_MESSAGES);
+    exhausted = kp->replay.greatest >= WG_REJECT_AFTER_MESSAGES;
     ovs_mutex_unlock(&kp->replay_mutex);
+
+    /* The last counter a keypair may take ends its receiving, as its age
+     * does (wg_noise_keypair_can_receive()). */
+    if (exhausted) {
+        atomic_store_relaxed(&kp->recv_valid, false);
+    }
     return fresh;
 }
 
