@@ -585,13 +585,15 @@ netdev_wg_rx_end_unlocked(struct netdev_wireguard *wg,
                           struct netdev_wg_rxq *q, long long int now,
                           size_t *n)
 {
+    struct wg_device_rx_run run;
     size_t i;
 
+    wg_device_rx_run_init(&run);
     for (i = 0; i < q->n_msgs; i++) {
         struct netdev_wg_rx_msg *m = &q->msgs[i];
         struct wg_device_rx_result out;
 
-        if (!wg_device_decrypt_end_unlocked(wg->dev, &m->buf->src.sa,
+        if (!wg_device_decrypt_end_unlocked(wg->dev, &run, &m->buf->src.sa,
                                             netdev_wg_src_len(m->buf),
                                             m->data, m->len, now,
                                             &m->opener, &out, &m->rx)) {
@@ -600,6 +602,7 @@ netdev_wg_rx_end_unlocked(struct netdev_wireguard *wg,
         m->ecn_drop = (m->rx == WG_DEVICE_RX_DATA
                        && !netdev_wg_rx_inner(q, m, &out, n));
     }
+    wg_device_rx_run_end(wg->dev, &run);
     return i;
 }
 

@@ -85,13 +85,10 @@ void wg_device_count_handshake(struct wg_device *dev, long long int now);
  * time: its counters, and the timers their messages set. */
 void wg_device_peer_sync(struct wg_peer *peer);
 
-/* Records, on any thread, an authenticated message of 'bytes' received
- * from 'peer' at 'now' ('counted': in its counters; 'data': not a
- * keepalive), for wg_device_peer_sync(). */
+/* Records, on any thread, what a run of messages received from
+ * 'run->peer' without the lock did, for wg_device_peer_sync(). */
 void wg_device_note_received_unlocked(struct wg_device *dev,
-                                      struct wg_peer *peer, size_t bytes,
-                                      bool counted, bool data,
-                                      long long int now);
+                                      const struct wg_device_rx_run *run);
 
 /* Wall clock of 'dev'. */
 void wg_device_wall_clock(const struct wg_device *dev, struct timespec *ts);

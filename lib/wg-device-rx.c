@@ -755,13 +755,77 @@ unlocked_end_peer(struct wg_device *dev, const struct sockaddr *src,
     return peer;
 }
 
+void
+wg_device_rx_run_init(struct wg_device_rx_run *run)
+{
+    memset(run, 0, sizeof *run);
+}
+
+/* Leaves the replay window that 'run' holds, if any. */
+static void
+run_release_window(struct wg_device_rx_run *run)
+{
+    if (run->kp) {
+        wg_noise_keypair_replay_unlock(run->kp);
+        wg_noise_keypair_unref(run->kp);
+        run->kp = NULL;
+    }
+}
+
+/* Makes 'run' hold 'kp''s replay window (and a reference to 'kp'). */
+static void
+run_hold_window(struct wg_device_rx_run *run, struct wg_noise_keypair *kp)
+{
+    if (run->kp != kp) {
+        run_release_window(run);
+        wg_noise_keypair_ref(kp);
+        wg_noise_keypair_replay_lock(kp);
+        run->kp = kp;
+    }
+}
+
+/* Hands what 'run' counted to its peer. */
+static void
+run_flush_counts(struct wg_device *dev, struct wg_device_rx_run *run)
+{
+    if (run->peer) {
+        wg_device_note_received_unlocked(dev, run);
+    }
+    run->peer = NULL;
+    run->packets = run->bytes = 0;
+    run->first_data_ms = run->last_ms = 0;
+}
+
+/* Counts in 'run' an authenticated message of 'len' bytes from 'peer'
+ * whose outcome is 'rx'. */
+static void
+run_count(struct wg_device *dev, struct wg_device_rx_run *run,
+          struct wg_peer *peer, size_t len, enum wg_device_rx rx,
+          long long int now)
+{
+    if (run->peer != peer) {
+        run_flush_counts(dev, run);
+        run->peer = peer;
+    }
+    if (rx_counted(rx)) {
+        run->packets++;
+        run->bytes += len;
+    }
+    if (rx != WG_DEVICE_RX_KEEPALIVE && !run->first_data_ms) {
+        run->first_data_ms = now;
+    }
+    run->last_ms = now;
+}
+
 bool
 wg_device_decrypt_end_unlocked(struct wg_device *dev,
+                               struct wg_device_rx_run *run,
                                const struct sockaddr *src, socklen_t src_len,
                                uint8_t *buf, size_t len, long long int now,
                                struct wg_device_opener *op,
                                struct wg_device_rx_result *out,
                                enum wg_device_rx *rxp)
+    OVS_NO_THREAD_SAFETY_ANALYSIS   /* run_hold_window() locks op->kp's. */
 {
     struct wg_peer *peer = unlocked_end_peer(dev, src, src_len, op, now);
     enum wg_device_rx rx;
@@ -770,17 +834,24 @@ wg_device_decrypt_end_unlocked(struct wg_device *dev,
         return false;
     }
     memset(out, 0, sizeof *out);
-    if (!wg_noise_keypair_replay_accept(op->kp, op->counter)) {
+    run_hold_window(run, op->kp);
+    if (!wg_noise_keypair_replay_accept_locked(op->kp, op->counter)) {
         rx = WG_DEVICE_DROP_REPLAYED;
     } else {
         rx = data_inner(dev, peer, buf, len, out);
-        wg_device_note_received_unlocked(dev, peer, len, rx_counted(rx),
-                                         rx != WG_DEVICE_RX_KEEPALIVE, now);
+        run_count(dev, run, peer, len, rx, now);
     }
     wg_noise_keypair_unref(op->kp);
     op->kp = NULL;
     *rxp = finish_outcome(rx, src, out);
     return true;
+}
+
+void
+wg_device_rx_run_end(struct wg_device *dev, struct wg_device_rx_run *run)
+{
+    run_release_window(run);
+    run_flush_counts(dev, run);
 }
 
 enum wg_device_rx

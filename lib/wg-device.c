@@ -946,19 +946,19 @@ wg_device_note_sent_unlocked(struct wg_device *dev, struct wg_peer *peer,
 }
 
 void
-wg_device_note_received_unlocked(struct wg_device *dev, struct wg_peer *peer,
-                                 size_t bytes, bool counted, bool data,
-                                 long long int now)
+wg_device_note_received_unlocked(struct wg_device *dev,
+                                 const struct wg_device_rx_run *run)
 {
+    struct wg_peer *peer = run->peer;
     uint64_t orig;
 
-    if (counted) {
-        atomic_add_relaxed(&peer->unlocked_rx_bytes, bytes, &orig);
-        atomic_add_relaxed(&peer->unlocked_rx_packets, 1, &orig);
+    if (run->packets) {
+        atomic_add_relaxed(&peer->unlocked_rx_bytes, run->bytes, &orig);
+        atomic_add_relaxed(&peer->unlocked_rx_packets, run->packets, &orig);
     }
-    store_if_new(&peer->unlocked_rx_last_ms, now);
-    if (data) {
-        store_if_first(&peer->unlocked_rx_first_data_ms, now);
+    store_if_new(&peer->unlocked_rx_last_ms, run->last_ms);
+    if (run->first_data_ms) {
+        store_if_first(&peer->unlocked_rx_first_data_ms, run->first_data_ms);
     }
     flag_unlocked_work(dev);
 }

@@ -534,18 +534,37 @@ enum wg_device_rx wg_device_decrypt_end(struct wg_device *dev,
  * left for the device to take in under its lock, as for unlocked sends.
  * For any other message (roaming, key confirmation, a rekey, a tag that
  * did not verify...) it returns false with the keypair still held, and the
- * caller ends the message with wg_device_decrypt_end() under its lock. */
+ * caller ends the message with wg_device_decrypt_end() under its lock.
+ *
+ * Messages ended one after the other make a run ('*run', set up by
+ * wg_device_rx_run_init()): the replay window of a keypair stays locked
+ * from one of its messages to the next, and the peer's counters and times
+ * are handed over once per peer, when the run ends
+ * (wg_device_rx_run_end()).  End a run before taking the caller's lock or
+ * quiescing. */
+struct wg_device_rx_run {
+    struct wg_noise_keypair *kp;    /* Its replay window locked, or NULL. */
+    struct wg_peer *peer;           /* Whose messages are counted below. */
+    uint64_t packets;
+    uint64_t bytes;
+    long long int first_data_ms;    /* 0: no data message. */
+    long long int last_ms;          /* 0: no message. */
+};
 bool wg_device_decrypt_begin_unlocked(struct wg_device *dev,
                                       const uint8_t *buf, size_t len,
                                       long long int now,
                                       struct wg_device_opener *opener);
+void wg_device_rx_run_init(struct wg_device_rx_run *run);
 bool wg_device_decrypt_end_unlocked(struct wg_device *dev,
+                                    struct wg_device_rx_run *run,
                                     const struct sockaddr *src,
                                     socklen_t src_len, uint8_t *buf,
                                     size_t len, long long int now,
                                     struct wg_device_opener *opener,
                                     struct wg_device_rx_result *out,
                                     enum wg_device_rx *rxp);
+void wg_device_rx_run_end(struct wg_device *dev,
+                          struct wg_device_rx_run *run);
 
 /* Timers. */
 

@@ -839,22 +839,44 @@ wg_noise_keypair_can_receive(struct wg_noise_keypair *kp,
     return valid;
 }
 
-bool
-wg_noise_keypair_replay_accept(struct wg_noise_keypair *kp, uint64_t counter)
+void
+wg_noise_keypair_replay_lock(struct wg_noise_keypair *kp)
+    OVS_NO_THREAD_SAFETY_ANALYSIS
 {
-    bool fresh, exhausted;
-
     ovs_mutex_lock(&kp->replay_mutex);
-    fresh = wg_replay_check_and_update(&kp->replay, counter,
-                                       WG_REJECT_AFTER_MESSAGES);
-    exhausted = kp->replay.greatest >= WG_REJECT_AFTER_MESSAGES;
+}
+
+void
+wg_noise_keypair_replay_unlock(struct wg_noise_keypair *kp)
+    OVS_NO_THREAD_SAFETY_ANALYSIS
+{
     ovs_mutex_unlock(&kp->replay_mutex);
+}
+
+bool
+wg_noise_keypair_replay_accept_locked(struct wg_noise_keypair *kp,
+                                      uint64_t counter)
+    OVS_NO_THREAD_SAFETY_ANALYSIS
+{
+    bool fresh = wg_replay_check_and_update(&kp->replay, counter,
+                                            WG_REJECT_AFTER_MESSAGES);
 
     /* The last counter a keypair may take ends its receiving, as its age
      * does (wg_noise_keypair_can_receive()). */
-    if (exhausted) {
+    if (kp->replay.greatest >= WG_REJECT_AFTER_MESSAGES) {
         atomic_store_relaxed(&kp->recv_valid, false);
     }
+    return fresh;
+}
+
+bool
+wg_noise_keypair_replay_accept(struct wg_noise_keypair *kp, uint64_t counter)
+{
+    bool fresh;
+
+    wg_noise_keypair_replay_lock(kp);
+    fresh = wg_noise_keypair_replay_accept_locked(kp, counter);
+    wg_noise_keypair_replay_unlock(kp);
     return fresh;
 }
 

@@ -394,17 +394,22 @@ device_receive(struct device_test *dt, uint8_t *msg, size_t len)
     struct wgpair_node *a = &dt->p->node[0], *b = &dt->p->node[1];
     long long int now = wg_device_now_unlocked(b->dev);
     struct wg_device_rx_result out;
+    struct wg_device_rx_run run;
     struct wg_device_opener op;
     enum wg_device_rx rx;
+    bool ended;
 
     if (!wg_device_decrypt_begin_unlocked(b->dev, msg, len, now, &op)) {
         return false;
     }
     wg_device_decrypt_finish(&op, msg, len);
-    if (!wg_device_decrypt_end_unlocked(b->dev,
-                                        (const struct sockaddr *) &a->addr,
-                                        sizeof a->addr, msg, len, now, &op,
-                                        &out, &rx)) {
+    wg_device_rx_run_init(&run);
+    ended = wg_device_decrypt_end_unlocked(b->dev, &run,
+                                           (const struct sockaddr *) &a->addr,
+                                           sizeof a->addr, msg, len, now, &op,
+                                           &out, &rx);
+    wg_device_rx_run_end(b->dev, &run);
+    if (!ended) {
         wg_noise_keypair_unref(op.kp);  /* What the locked end would do. */
         return false;
     }
@@ -627,27 +632,38 @@ enum {
 };
 
 /* Node 'm->to' receives 'm' (decrypted in place) as the port's receive
- * path does, on any thread: returns the outcome, or one of the values
- * above.  With RX_END_LOCKED, if 'locked' is nonnull, the message was
+ * path does, on any thread, in 'run' (NULL: a run of its own): returns the
+ * outcome, or one of the values above.  With RX_END_LOCKED, if 'locked' is nonnull, the message was
  * ended under the "lock" (the test's only thread) and its outcome is in
  * '*locked'. */
 static int
 receive_without_lock(struct wgpair *p, struct wgpair_msg *m,
+                     struct wg_device_rx_run *run,
                      struct wg_device_rx_result *out,
                      enum wg_device_rx *locked)
 {
     struct wgpair_node *b = &p->node[m->to];
     const struct sockaddr *src = (const struct sockaddr *) &m->src;
+    struct wg_device_rx_run own;
     struct wg_device_opener op;
     enum wg_device_rx rx;
+    bool ended;
 
     if (!wg_device_decrypt_begin_unlocked(b->dev, m->data, m->len,
                                           p->now_ms, &op)) {
         return RX_BEGIN_LOCKED;
     }
     wg_device_decrypt_finish(&op, m->data, m->len);
-    if (!wg_device_decrypt_end_unlocked(b->dev, src, sizeof m->src, m->data,
-                                        m->len, p->now_ms, &op, out, &rx)) {
+    if (!run) {
+        wg_device_rx_run_init(&own);
+    }
+    ended = wg_device_decrypt_end_unlocked(b->dev, run ? run : &own, src,
+                                           sizeof m->src, m->data, m->len,
+                                           p->now_ms, &op, out, &rx);
+    if (!run) {
+        wg_device_rx_run_end(b->dev, &own);
+    }
+    if (!ended) {
         WGTEST_CHECK(op.kp && locked);
         *locked = wg_device_decrypt_end(b->dev, src, sizeof m->src, m->data,
                                         m->len, &op, out);
@@ -665,7 +681,7 @@ unlocked_receive(struct wgpair *p, struct wgpair_msg *m,
 {
     struct wgpair_node *b = &p->node[m->to];
     struct wg_device_rx_result out;
-    int rx = receive_without_lock(p, m, &out, locked);
+    int rx = receive_without_lock(p, m, NULL, &out, locked);
 
     if (rx == WG_DEVICE_RX_DATA) {
         WGTEST_CHECK(out.peer == b->peer);
@@ -688,6 +704,37 @@ held_data(struct wgpair *p, int from, size_t len, uint8_t seed)
     WGTEST_CHECK(p->n_msgs == 1);
     p->hold = false;
     return wgpair_take(p, 0);
+}
+
+/* Node 1 receives three messages from node 0 in one run, the second a
+ * replay of the first; '*info' is the peer as it is when the run ends. */
+static void
+unlocked_receive_run(struct wgpair *p, struct wg_peer_info *info)
+{
+    struct wgpair_msg m[3];
+    struct wg_device_rx_result out;
+    struct wg_device_rx_run run;
+    uint64_t packets, bytes;
+    int rx[3];
+
+    m[0] = held_data(p, 0, 100, 20);
+    m[1] = m[0];
+    m[2] = held_data(p, 0, 200, 21);
+    wg_device_peer_get_info(p->node[1].dev, p->node[1].peer, info);
+    packets = info->rx_packets;
+    bytes = info->rx_bytes;
+    wg_device_rx_run_init(&run);
+    for (int i = 0; i < 3; i++) {
+        rx[i] = receive_without_lock(p, &m[i], &run, &out, NULL);
+    }
+    WGTEST_CHECK(rx[0] == WG_DEVICE_RX_DATA
+                 && rx[1] == WG_DEVICE_DROP_REPLAYED
+                 && rx[2] == WG_DEVICE_RX_DATA);
+    wg_device_peer_get_info(p->node[1].dev, p->node[1].peer, info);
+    WGTEST_CHECK(info->rx_packets == packets);
+    wg_device_rx_run_end(p->node[1].dev, &run);
+    wg_device_peer_get_info(p->node[1].dev, p->node[1].peer, info);
+    WGTEST_CHECK(info->rx_bytes == bytes + m[0].len + m[2].len);
 }
 
 /* Data messages node 1 receives from node 0 without the lock, and a
@@ -714,6 +761,10 @@ unlocked_receive_data(struct wgpair *p)
                  == WG_DEVICE_DROP_REPLAYED);
     wg_device_peer_get_info(p->node[1].dev, p->node[1].peer, &before);
     WGTEST_CHECK(before.rx_packets == after.rx_packets);
+
+    /* Three in one run, the second a replay: counted when the run ends. */
+    unlocked_receive_run(p, &after);
+    WGTEST_CHECK(after.rx_packets == before.rx_packets + 2);
 }
 
 /* What the locked path must do: roaming, a bad tag, a handshake message,
@@ -826,15 +877,22 @@ static void
 receiver_round(struct receiver_test *rt)
 {
     unsigned int accepted = 0, replayed = 0, orig;
+    struct wg_device_rx_run run;
 
+    /* Runs of 10 messages: the thread holds the window between them. */
+    wg_device_rx_run_init(&run);
     for (size_t i = 0; i < RX_BATCH; i++) {
         struct wgpair_msg m = rt->msgs[i];
         struct wg_device_rx_result out;
-        int rx = receive_without_lock(rt->p, &m, &out, NULL);
+        int rx = receive_without_lock(rt->p, &m, &run, &out, NULL);
 
         accepted += rx == WG_DEVICE_RX_DATA;
         replayed += rx == WG_DEVICE_DROP_REPLAYED;
+        if (i % 10 == 9) {
+            wg_device_rx_run_end(rt->p->node[1].dev, &run);
+        }
     }
+    wg_device_rx_run_end(rt->p->node[1].dev, &run);
     atomic_add(&rt->accepted, accepted, &orig);
     atomic_add(&rt->replayed, replayed, &orig);
 }
