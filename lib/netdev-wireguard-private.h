@@ -470,20 +470,22 @@ extern struct ovs_list netdev_wg_list OVS_GUARDED_BY(netdev_wg_list_mutex);
  * endpoints: the receiver index is found under RCU (wg-peer's index table,
  * a cmap), the keypair is referenced while the message is opened, its
  * replay window has a lock of its own (struct wg_noise_keypair, as the
- * kernel's), cryptokey routing reads the trie under RCU, and the peer's
- * counters and receive times are atomics taken in like the senders'
- * (wg_device_decrypt_begin_unlocked(), wg_device_decrypt_end_unlocked()).
+ * kernel's), held across a run of its messages and let go before the round
+ * takes 'wg->mutex' (struct wg_device_rx_run), cryptokey routing reads the
+ * trie under RCU, and the peer's counters and receive times are atomics
+ * taken in like the senders' (wg_device_decrypt_begin_unlocked(),
+ * wg_device_decrypt_end_unlocked()).
  * Handshake and cookie messages, and the data messages that need more
  * (roaming, key confirmation, a rekey on receive, every drop but a replay
  * or a routing one), take it before they are opened or after, in order.
  * The lock is never held to read the socket, to decrypt
  * (wg_device_decrypt_finish()) or to coalesce: the queues of one port,
- * polled by several PMD threads, decrypt in parallel.  Each round takes its packets
- * for the bridge from pkt-pool, whose DPDK mempools any thread may take from
- * and the datapath gives back to from any thread (multi-producer,
- * multi-consumer), or from the heap.  One peer's messages all come
- * to one queue (steering by receiver index), so one tunnel's receive work
- * still uses one core.
+ * polled by several PMD threads, decrypt in parallel.  Each round takes its
+ * packets for the bridge from pkt-pool, whose DPDK mempools any thread may
+ * take from and the datapath gives back to from any thread (multi-producer,
+ * multi-consumer), or from the heap.  One peer's messages all come to one
+ * queue (steering by receiver index), so one tunnel's receive work still
+ * uses one core.
  *
  * Control work stays off the data path: the engine defers every handshake
  * initiation to wg_device_run() on the main thread (wg_device_set_deferred(),

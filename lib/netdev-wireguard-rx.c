@@ -51,9 +51,10 @@
  *   3. without the lock, each data message is opened in place
  *      (wg_device_decrypt_finish()): queues polled by different threads
  *      decrypt at the same time;
- *   4. without the lock, the device ends each (the keypair's replay window
- *      under its own lock, cryptokey routing under RCU; counters and timers
- *      left for the device to take in) and ECN is decapsulated, until a
+ *   4. without the lock, the device ends each in one run (the keypair's
+ *      replay window under its own lock, cryptokey routing under RCU;
+ *      counters and timers left for the device to take in) and ECN is
+ *      decapsulated, until a
  *      message needs the port's lock (roaming, key confirmation, a rekey, a
  *      bad tag): that one and the rest of the round end under it
  *      (wg_device_decrypt_end());

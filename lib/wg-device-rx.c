@@ -764,6 +764,7 @@ wg_device_rx_run_init(struct wg_device_rx_run *run)
 /* Leaves the replay window that 'run' holds, if any. */
 static void
 run_release_window(struct wg_device_rx_run *run)
+    OVS_NO_THREAD_SAFETY_ANALYSIS   /* Held since run_hold_window(). */
 {
     if (run->kp) {
         wg_noise_keypair_replay_unlock(run->kp);
@@ -775,6 +776,7 @@ run_release_window(struct wg_device_rx_run *run)
 /* Makes 'run' hold 'kp''s replay window (and a reference to 'kp'). */
 static void
 run_hold_window(struct wg_device_rx_run *run, struct wg_noise_keypair *kp)
+    OVS_NO_THREAD_SAFETY_ANALYSIS   /* Until run_release_window(). */
 {
     if (run->kp != kp) {
         run_release_window(run);

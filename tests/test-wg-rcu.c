@@ -633,9 +633,9 @@ enum {
 
 /* Node 'm->to' receives 'm' (decrypted in place) as the port's receive
  * path does, on any thread, in 'run' (NULL: a run of its own): returns the
- * outcome, or one of the values above.  With RX_END_LOCKED, if 'locked' is nonnull, the message was
- * ended under the "lock" (the test's only thread) and its outcome is in
- * '*locked'. */
+ * outcome, or one of the values above.  With RX_END_LOCKED, if 'locked' is
+ * nonnull, the message was ended under the "lock" (the test's only thread)
+ * and its outcome is in '*locked'. */
 static int
 receive_without_lock(struct wgpair *p, struct wgpair_msg *m,
                      struct wg_device_rx_run *run,
