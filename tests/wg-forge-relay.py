@@ -24,12 +24,13 @@ Everything is forwarded unchanged, except the first data message (type 4
 with a payload, longer than 32 bytes) from A to B: the relay holds it and
 sends B instead a copy with the lowest bit of encrypted byte --flip-byte
 flipped (same receiver index and counter).  On SIGUSR1 it sends the held
-original.
+original; on SIGUSR2, once that is done, the original again (a replay).
 
 It appends one line per event to --log, flushed at once:
   ready a=HOST:PORT b=HOST:PORT   both sockets bound
   forged counter=N len=N          the forged copy went to B
   released counter=N len=N        the original went to B
+  replayed counter=N len=N        the original went to B again
 On SIGTERM or SIGINT it exits 0.
 """
 
@@ -78,6 +79,7 @@ class Relay:
         self.flip_byte = args.flip_byte
         self.log = open(args.log, "a")
         self.held = None
+        self.released = None
         self.forged = False
 
     def note(self, line):
@@ -107,7 +109,13 @@ class Relay:
             self.sock_b.sendto(self.held, self.to_b)
             self.note("released counter=%d len=%d"
                       % (counter_of(self.held), len(self.held)))
-            self.held = None
+            self.released, self.held = self.held, None
+
+    def replay(self):
+        if self.released is not None:
+            self.sock_b.sendto(self.released, self.to_b)
+            self.note("replayed counter=%d len=%d"
+                      % (counter_of(self.released), len(self.released)))
 
     @staticmethod
     def drain(sock, handler):
@@ -139,6 +147,7 @@ def main():
     signal.set_wakeup_fd(wake_w.fileno())
     pending = []
     signal.signal(signal.SIGUSR1, lambda *_: pending.append("release"))
+    signal.signal(signal.SIGUSR2, lambda *_: pending.append("replay"))
     signal.signal(signal.SIGTERM, lambda *_: pending.append("stop"))
     signal.signal(signal.SIGINT, lambda *_: pending.append("stop"))
 
@@ -157,9 +166,13 @@ def main():
             else:
                 relay.drain(sock, handlers[sock])
         while pending:
-            if pending.pop(0) == "stop":
+            event = pending.pop(0)
+            if event == "stop":
                 return 0
-            relay.release()
+            elif event == "release":
+                relay.release()
+            else:
+                relay.replay()
 
 
 if __name__ == "__main__":
