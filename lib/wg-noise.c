@@ -777,6 +777,14 @@ wg_noise_keypairs_confirm(struct wg_noise_keypairs *kps,
     return true;
 }
 
+/* Whether 'kp' (possibly NULL) is the keypair of receiver index 'index'
+ * (never 0). */
+static bool
+keypair_has_index(const struct wg_noise_keypair *kp, uint32_t index)
+{
+    return kp && index && kp->local_index == index;
+}
+
 struct wg_noise_keypair *
 wg_noise_keypairs_find(const struct wg_noise_keypairs *kps, uint32_t index)
 {
@@ -785,7 +793,7 @@ wg_noise_keypairs_find(const struct wg_noise_keypairs *kps, uint32_t index)
     };
 
     for (size_t i = 0; i < ARRAY_SIZE(candidates); i++) {
-        if (candidates[i] && index && candidates[i]->local_index == index) {
+        if (keypair_has_index(candidates[i], index)) {
             return candidates[i];
         }
     }
@@ -886,5 +894,5 @@ wg_noise_keypairs_current_for(const struct wg_noise_keypairs *kps,
 {
     struct wg_noise_keypair *kp = wg_noise_keypairs_current(kps);
 
-    return kp && index && kp->local_index == index ? kp : NULL;
+    return keypair_has_index(kp, index) ? kp : NULL;
 }
