@@ -447,12 +447,14 @@ handshake_for_forgotten_session(struct wg_device *dev,
     }
 }
 
-/* Makes '*op' hold 'kp' (a reference taken) for the message 'hdr'. */
+/* Makes '*op' hold 'kp' of 'peer' (a reference taken) for the message
+ * 'hdr'. */
 static void
-opener_init(struct wg_device_opener *op, struct wg_noise_keypair *kp,
-            const struct wg_msg_data *hdr)
+opener_init(struct wg_device_opener *op, struct wg_peer *peer,
+            struct wg_noise_keypair *kp, const struct wg_msg_data *hdr)
 {
     op->kp = kp;
+    op->peer = peer;
     op->index = le32toh(hdr->receiver);
     op->counter = le64toh(hdr->counter);
     op->opened = false;
@@ -481,7 +483,7 @@ data_begin(struct wg_device *dev, const struct sockaddr *src,
         return WG_DEVICE_DROP_KEY_EXPIRED;
     }
     wg_noise_keypair_ref(kp);
-    opener_init(op, kp, hdr);
+    opener_init(op, peer, kp, hdr);
     return WG_DEVICE_RX_DATA;
 }
 
@@ -721,7 +723,7 @@ wg_device_decrypt_begin_unlocked(struct wg_device *dev, const uint8_t *buf,
         || !wg_noise_keypair_try_ref(kp)) {
         return false;
     }
-    opener_init(op, kp, hdr);
+    opener_init(op, peer, kp, hdr);
     return true;
 }
 
@@ -736,17 +738,18 @@ rekey_on_receive_due(const struct wg_noise_keypair *kp, long long int now)
 
 /* The peer of an opened message whose keypair is still its peer's current
  * one, that came from the peer's endpoint and needs no rekey: the messages
- * that wg_device_decrypt_end_unlocked() ends.  NULL for any other. */
+ * that wg_device_decrypt_end_unlocked() ends.  NULL for any other.  The
+ * peer found when the message was begun is still valid (RCU: the caller
+ * has not quiesced since), and while 'op->kp' is its current keypair the
+ * receiver index is still that keypair's, so no second lookup is needed;
+ * a removed peer's keypairs are no longer current. */
 static struct wg_peer *
-unlocked_end_peer(struct wg_device *dev, const struct sockaddr *src,
-                  socklen_t src_len, const struct wg_device_opener *op,
-                  long long int now)
+unlocked_end_peer(const struct sockaddr *src, socklen_t src_len,
+                  const struct wg_device_opener *op, long long int now)
 {
-    struct wg_peer *peer = (op->opened
-                            ? wg_peer_index_lookup(&dev->indices, op->index)
-                            : NULL);
+    struct wg_peer *peer = op->peer;
 
-    if (!peer
+    if (!op->opened
         || wg_noise_keypairs_current_for(&peer->keypairs, op->index) != op->kp
         || !wg_peer_endpoint_is(peer, src, src_len)
         || rekey_on_receive_due(op->kp, now)) {
@@ -829,7 +832,7 @@ wg_device_decrypt_end_unlocked(struct wg_device *dev,
                                enum wg_device_rx *rxp)
     OVS_NO_THREAD_SAFETY_ANALYSIS   /* run_hold_window() locks op->kp's. */
 {
-    struct wg_peer *peer = unlocked_end_peer(dev, src, src_len, op, now);
+    struct wg_peer *peer = unlocked_end_peer(src, src_len, op, now);
     enum wg_device_rx rx;
 
     if (!peer) {

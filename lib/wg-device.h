@@ -494,6 +494,7 @@ enum wg_device_rx wg_device_receive(struct wg_device *dev,
  * an unknown index.  Every begin that returned true must be ended once. */
 struct wg_device_opener {
     struct wg_noise_keypair *kp;
+    struct wg_peer *peer;       /* Whose keypair 'kp' was at the start. */
     uint32_t index;
     uint64_t counter;
     bool opened;                /* wg_device_decrypt_finish() succeeded. */
