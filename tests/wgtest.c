@@ -22,15 +22,21 @@
 #include "wgtest.h"
 
 #include <ctype.h>
+#include <unistd.h>
 
 #include "util.h"
 
+/* Reports the failed check and ends the process at once: a check fails on
+ * a worker thread too, and exit() would run the libraries' exit handlers
+ * (OpenSSL's cleanup) under the threads still using them, burying the
+ * report under a crash or a spurious library failure. */
 void
 wgtest_fail(const char *file, int line, const char *what)
 {
     fprintf(stderr, "%s:%d: check failed: %s\n", file, line, what);
+    fflush(stdout);
     fflush(stderr);
-    exit(1);
+    _exit(1);
 }
 
 void
