@@ -653,6 +653,7 @@ bridge_l2_to_bridge(struct bridge_l2 *l2, struct dp_packet *pkt,
     struct bridge_l2_neigh *n;
 
     memset(out, 0, sizeof *out);
+    out->same_until = LLONG_MIN;
     bridge_l2_neigh_expire(l2, now);
     if (!in_parse(dp_packet_data(pkt), dp_packet_size(pkt), &src, &dst)) {
         return in_drop(l2, out, BRIDGE_L2_R_IN_BAD);
@@ -661,6 +662,7 @@ bridge_l2_to_bridge(struct bridge_l2 *l2, struct dp_packet *pkt,
     out->eth.eth_type = htons(bridge_l2_is_v4(&dst) ? ETH_TYPE_IP
                               : ETH_TYPE_IPV6);
     if (in_group_mac(l2, &dst, &out->eth.eth_dst)) {
+        out->same_until = LLONG_MAX;
         return BRIDGE_L2_IN_DELIVER;
     } else if (bridge_l2_is_own(l2, &dst)
                || ipv6_addr_equals(&dst, &l2->lla)) {
@@ -671,9 +673,10 @@ bridge_l2_to_bridge(struct bridge_l2 *l2, struct dp_packet *pkt,
         return in_queue(l2, pkt, now, &src, &dst, out);
     }
     out->eth.eth_dst = n->mac;
-    if (now - n->seen >= BRIDGE_L2_NEIGH_STALE_MS
-        && (n->probed == LLONG_MIN
-            || now - n->probed >= BRIDGE_L2_SOLICIT_INTERVAL_MS)) {
+    if (now - n->seen < BRIDGE_L2_NEIGH_STALE_MS) {
+        out->same_until = n->seen + BRIDGE_L2_NEIGH_STALE_MS;
+    } else if (n->probed == LLONG_MIN
+               || now - n->probed >= BRIDGE_L2_SOLICIT_INTERVAL_MS) {
         n->probed = now;
         in_solicit(l2, &dst, &src, &n->mac, out);
     }

@@ -261,6 +261,15 @@ struct bridge_l2_ingress {
     enum bridge_l2_reason reason; /* Drop reason; BRIDGE_L2_R_OK otherwise. */
     struct eth_header eth;      /* BRIDGE_L2_IN_DELIVER: the header to add. */
 
+    /* BRIDGE_L2_IN_DELIVER without 'solicit': until when (exclusive) a
+     * packet to the same destination gets the same header and needs
+     * nothing else of the adapter, as far as the adapter knows now: the
+     * neighbor's stale time (a probe is then due), LLONG_MAX for a group
+     * address.  LLONG_MIN otherwise.  A neighbor's MAC learned anew, its
+     * eviction or a new port MAC end it sooner: a caller that keeps the
+     * header keeps it for a bounded time. */
+    long long int same_until;
+
     /* With any action: an ARP request or NS to send into the bridge as
      * well, which the caller now owns, and its length (NULL and 0 if
      * none). */

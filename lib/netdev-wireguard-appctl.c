@@ -78,6 +78,24 @@ netdev_wg_put_sock_offload(struct ds *out, const char *family,
                   st.rx_datagrams);
 }
 
+/* What receive queue 'i' ('q', nullable) read and how much of it went
+ * without the port's lock. */
+static void
+netdev_wg_show_rxq(struct ds *out, int i, const struct netdev_wg_rxq *q)
+{
+    const struct netdev_wg_rx_counts *c = q ? &q->counts : NULL;
+
+    ds_put_format(out, "  rx queue %d: %"PRIu64" messages, %"PRIu64
+                  " bytes, %"PRIu64" of them ended without the port's lock;"
+                  " %"PRIu64" of %"PRIu64" rounds handed to the bridge "
+                  "without it\n", i,
+                  c ? netdev_wg_counter_get(&c->messages) : 0,
+                  c ? netdev_wg_counter_get(&c->bytes) : 0,
+                  c ? netdev_wg_counter_get(&c->unlocked) : 0,
+                  c ? netdev_wg_counter_get(&c->rounds_unlocked) : 0,
+                  c ? netdev_wg_counter_get(&c->rounds) : 0);
+}
+
 static void
 netdev_wg_show_offload(struct ds *out, const struct netdev_wireguard *wg)
 {
@@ -86,6 +104,7 @@ netdev_wg_show_offload(struct ds *out, const struct netdev_wireguard *wg)
     uint64_t unlocked;
 
     netdev_wg_sock_add_counts(wg, &stats, o);
+    netdev_wg_rx_add_counts(wg, &stats, o);
     ds_put_format(out, "offload: userspace-tso %s, tcp_gro %s\n",
                   wg->tso ? "on" : "off",
                   wg->cfg.tcp_gro ? "on" : "off");
@@ -105,12 +124,7 @@ netdev_wg_show_offload(struct ds *out, const struct netdev_wireguard *wg)
     netdev_wg_put_sock_offload(out, "IPv4", wg->sock4[0]);
     netdev_wg_put_sock_offload(out, "IPv6", wg->sock6[0]);
     for (int i = 0; i < wg->n_rxq; i++) {
-        const struct netdev_wg_rxq *q = wg->rxqs[i];
-
-        ds_put_format(out, "  rx queue %d: %"PRIu64" messages, %"PRIu64
-                      " bytes, %"PRIu64" of them ended without the port's "
-                      "lock\n", i, q ? q->packets : 0, q ? q->bytes : 0,
-                      q ? q->unlocked : 0);
+        netdev_wg_show_rxq(out, i, wg->rxqs[i]);
     }
     for (int i = 0; i < wg->n_txq; i++) {
         uint64_t n = netdev_wg_sock_messages(&wg->txqs[i]->tx, &unlocked);

@@ -111,7 +111,12 @@ void
 netdev_wg_bridge_push_q(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
                         struct dp_packet *pkt)
 {
-    if (!netdev_wg_ring_push(&q->to_bridge, pkt)) {
+    bool pushed;
+
+    ovs_mutex_lock(&q->ring_mutex);
+    pushed = netdev_wg_ring_push(&q->to_bridge, pkt);
+    ovs_mutex_unlock(&q->ring_mutex);
+    if (!pushed) {
         COVERAGE_INC(wg_rx_to_bridge_full);
         wg->stats.rx_dropped++;
         netdev_wg_count(wg, NETDEV_WG_RX_BRIDGE_FULL);

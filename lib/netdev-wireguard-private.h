@@ -65,6 +65,9 @@ struct netdev_wg_dns;
 #define NETDEV_WG_TXQ_SLOTS (4 * NETDEV_WG_TX_SLOTS) /* Per transmit queue. */
 #define NETDEV_WG_TXQ_MAX 64            /* Transmit queues of a port. */
 #define NETDEV_WG_RX_READS 16           /* Reads per recvmmsg(). */
+#define NETDEV_WG_RX_RESOLVED 64        /* Inner destinations a receive
+                                         * queue remembers resolved... */
+#define NETDEV_WG_RX_RESOLVED_MS 1000   /* ...at most for this long. */
 #define NETDEV_WG_MIN_MTU_IPV6 1280     /* Inner MTU IPv6 needs (RFC 8200). */
 #define NETDEV_WG_EVENTS_SCAN_MS 1000   /* Peer expiry and roaming checks. */
 #define NETDEV_WG_SLICE_US WG_UAPI_SLICE_US /* Long appctl work per run. */
@@ -116,11 +119,38 @@ struct netdev_wg_rx_msg {
     enum wg_device_rx rx;       /* Outcome, if ended without the lock. */
 };
 
+/* What a receive queue counted: its thread adds without the port's lock,
+ * readers of statistics add the queues up (netdev_wg_rx_add_counts()). */
+struct netdev_wg_rx_counts {
+    atomic_uint64_t messages;       /* WireGuard messages read... */
+    atomic_uint64_t bytes;          /* ...their UDP payload bytes... */
+    atomic_uint64_t unlocked;       /* ...and how many of them were ended
+                                     * without the port's lock. */
+    atomic_uint64_t rounds;         /* Receive rounds that handed packets
+                                     * to the bridge... */
+    atomic_uint64_t rounds_unlocked;/* ...of which without the lock. */
+    atomic_uint64_t packets;        /* rx_packets and rx_bytes of the */
+    atomic_uint64_t inner_bytes;    /* port's statistics. */
+    atomic_uint64_t coalesced;      /* As in struct */
+    atomic_uint64_t merged;         /* netdev_wg_offload_stats. */
+    atomic_uint64_t rx_pooled;
+    atomic_uint64_t rx_allocated;
+};
+
+/* An inner destination whose Ethernet header the layer-2 adapter gave a
+ * receive queue, usable without asking it again until 'until'. */
+struct netdev_wg_resolved {
+    struct in6_addr dst;
+    struct eth_header eth;
+    long long int until;
+};
+
 /* A receive queue: the buffers of its sockets' reads, the data messages
  * and inner packets of one receive round, the packets waiting for
- * rxq_recv(), and what it read.  Only the thread that polls the queue
- * touches it, but for 'to_bridge' (under the port's lock: queue 0's
- * carries the port's own frames too). */
+ * rxq_recv(), what it read and the destinations it resolved.  Only the
+ * thread that polls the queue touches it, but for 'to_bridge' (under
+ * 'ring_mutex': queue 0's carries the port's own frames too) and
+ * 'counts'. */
 struct netdev_wg_rxq {
     uint8_t *mem;
     struct udp_batch_rx_buf bufs[NETDEV_WG_RX_READS];
@@ -128,12 +158,12 @@ struct netdev_wg_rxq {
     size_t n_msgs;
     struct pkt_gro_pkt *inner;
     struct dp_packet **owner;   /* Coalesced heads moved to packets. */
-    struct netdev_wg_ring to_bridge;
-    uint64_t packets;           /* WireGuard messages read. */
-    uint64_t bytes;             /* Their UDP payload bytes. */
+    struct ovs_mutex ring_mutex;    /* A leaf: taken last, taking none. */
+    struct netdev_wg_ring to_bridge OVS_GUARDED;
     uint64_t round_bytes;       /* Of the current round, not yet added. */
-    uint64_t unlocked;          /* Messages read that were ended without
-                                 * the port's lock. */
+    bool round_locked;          /* The round took the port's lock. */
+    struct netdev_wg_rx_counts counts;
+    struct netdev_wg_resolved resolved[NETDEV_WG_RX_RESOLVED];
 };
 
 /* A handshake message received on a PMD thread, waiting for the main
@@ -423,11 +453,13 @@ extern struct ovs_list netdev_wg_list OVS_GUARDED_BY(netdev_wg_list_mutex);
  *   - a transmit queue's 'mutex' (shared qids only);
  *   - 'wg->mutex', the port's lock: the protocol engine (struct wg_device,
  *     which leaves serialization to its caller), the layer-2 adapter, the
- *     port's own send batch, the receive queues' state, the handshake
- *     queue and every counter.  Every function in these files runs with it
- *     held, except the parts of the send path that say otherwise;
+ *     port's own send batch, the handshake queue and the port's counters.
+ *     Every function in these files runs with it held, except the parts of
+ *     the send and receive paths that say otherwise;
  *   - 'wg->sock_rwlock': the sockets; who changes them holds 'wg->mutex'
  *     and writes; transmit queues read without 'wg->mutex';
+ *   - a receive queue's 'ring_mutex': its packets for the bridge, a leaf
+ *     taken with or without 'wg->mutex';
  *   - below the port, udp-batch's per-socket mutex and atomic counters,
  *     and each keypair's 'replay_mutex' (wg-noise), a leaf taken with or
  *     without 'wg->mutex'.
@@ -464,17 +496,21 @@ extern struct ovs_list netdev_wg_list OVS_GUARDED_BY(netdev_wg_list_mutex);
  * removal on another thread never frees keys in use; intel-ipsec-mb keeps
  * one manager per thread (wg-aead-ipsecmb.c) and an OpenSSL key serializes
  * its own context
- * (wg-crypto.c).  A receive round (netdev-wireguard-rx.c) takes it once, to
- * count the round and hand its packets to the bridge, when the round holds
- * only data messages to their peers' current keypairs from the peers'
- * endpoints: the receiver index is found under RCU (wg-peer's index table,
+ * (wg-crypto.c).  A receive round (netdev-wireguard-rx.c) takes it nowhere
+ * when the round holds only data messages to their peers' current
+ * keypairs from the peers' endpoints, with inner packets to destinations
+ * the queue resolved in the last second (NETDEV_WG_RX_RESOLVED_MS; one
+ * round per destination and second takes it to ask the layer-2 adapter
+ * again): the receiver index is found under RCU (wg-peer's index table,
  * a cmap), the keypair is referenced while the message is opened, its
  * replay window has a lock of its own (struct wg_noise_keypair, as the
  * kernel's), held across a run of its messages and let go before the round
  * takes 'wg->mutex' (struct wg_device_rx_run), cryptokey routing reads the
  * trie under RCU, and the peer's counters and receive times are atomics
  * taken in like the senders' (wg_device_decrypt_begin_unlocked(),
- * wg_device_decrypt_end_unlocked()).
+ * wg_device_decrypt_end_unlocked()), the queue's counters are atomics
+ * that readers add up (struct netdev_wg_rx_counts), and its packets go
+ * into its ring under the ring's own lock.
  * Handshake and cookie messages, and the data messages that need more
  * (roaming, key confirmation, a rekey on receive, every drop but a replay
  * or a routing one), take it before they are opened or after, in order.
@@ -544,10 +580,18 @@ void netdev_wg_rx_add_queues(struct netdev_wireguard *wg, int n);
  * the bridge are counted as dropped). */
 void netdev_wg_rx_set_n_rxq(struct netdev_wireguard *wg, int n);
 
+/* Adds what the receive queues counted to 'stats' (rx_packets, rx_bytes)
+ * and 'o'. */
+void netdev_wg_rx_add_counts(const struct netdev_wireguard *wg,
+                             struct netdev_stats *stats,
+                             struct netdev_wg_offload_stats *o);
+
 /* Reads the sockets of queue 'qid' unless packets still wait there for the
  * bridge, and fills 'batch' with at most NETDEV_MAX_BURST packets.
- * Returns 0 or EAGAIN.  Takes the port's lock for parts of the round
- * only: the cipher runs without it. */
+ * Returns 0 or EAGAIN.  Takes the port's lock only for what needs it (a
+ * handshake, a new session, a roaming peer, a destination the queue has
+ * not resolved within NETDEV_WG_RX_RESOLVED_MS): a round of data messages
+ * to known destinations runs without it. */
 int netdev_wg_rx_recv(struct netdev_wireguard *wg, int qid,
                       struct dp_packet_batch *batch)
     OVS_EXCLUDED(wg->mutex);
@@ -583,6 +627,10 @@ void netdev_wg_keys_status(const struct netdev_wireguard *wg,
 
 /* Counts one 'c' (a drop reason: the caller counts the packet in 'stats'
  * too); a drop reason is also logged, rate-limited per reason. */
+/* Adds 'n' to a counter that only one thread writes (a queue's, a send
+ * batch's): a plain load and store do, atomic for its readers. */
+void netdev_wg_counter_add(atomic_uint64_t *c, uint64_t n);
+uint64_t netdev_wg_counter_get(const atomic_uint64_t *c);
 void netdev_wg_count(struct netdev_wireguard *wg, enum netdev_wg_counter c);
 void netdev_wg_count_n(struct netdev_wireguard *wg, enum netdev_wg_counter c,
                        uint64_t n);

@@ -23,6 +23,7 @@
 #include "bridge-l2.h"
 #include "coverage.h"
 #include "dp-packet.h"
+#include "hash.h"
 #include "netdev-wireguard-private.h"
 #include "openvswitch/poll-loop.h"
 #include "openvswitch/vlog.h"
@@ -30,6 +31,7 @@
 #include "ovs-compat.h"
 #include "pkt-ecn.h"
 #include "pkt-gro.h"
+#include "pkt-ip.h"
 #include "pkt-pool.h"
 #include "timeval.h"
 #include "util.h"
@@ -60,22 +62,29 @@
  *      (wg_device_decrypt_end());
  *   5. without the lock, pkt-gro coalesces the inner packets, when
  *      userspace-tso is on, into super-packets;
- *   6. under the lock, the round is counted, the layer-2 adapter gives each
- *      inner packet its Ethernet header or holds it until its neighbor
- *      answers (netdev_wg_rx_to_bridge()), and messages the round queued
- *      (handshake responses, keepalives) leave.  This is the one time a
- *      round of a peer with a session takes the port's lock.
+ *   6. the inner packets go to the bridge.  A round that took the lock
+ *      nowhere above, whose messages were all data, each inner packet to
+ *      a destination the layer-2 adapter gave this queue an Ethernet
+ *      header for within NETDEV_WG_RX_RESOLVED_MS (with no probe due),
+ *      goes without the lock, with those headers
+ *      (netdev_wg_rx_deliver_unlocked()).  Any other round goes under it:
+ *      it is counted, the adapter gives each inner packet its header (the
+ *      queue remembers it) or holds it until its neighbor answers
+ *      (netdev_wg_rx_to_bridge()), and messages the round queued
+ *      (handshake responses, keepalives) leave.  So a stream of data to
+ *      known guests takes the port's lock once per destination and second.
  *
  * The packets wait in the queue's 'to_bridge' ring, and the call returns at
  * most NETDEV_MAX_BURST of them, all of one source: their buffers come from
  * pkt-pool (mbufs of DPDK mempools once DPDK runs, else the heap; see
  * pkt-pool.h for why a batch must not mix them).  A queue is polled by one
  * thread at a time and OVS reconfigures it only while nobody polls it, so its
- * buffers need no lock; its ring does, because queue 0's also carries what the
- * port makes itself.  A peer's messages all come to one queue, so its replay
- * window and coalescing see them in order.  Every drop has a coverage counter
- * and a rate-limited log line (the device's own for protocol drops).  Never
- * calls the send path. */
+ * buffers and remembered headers need no lock; its ring has its own (a
+ * leaf), because queue 0's also carries what the port makes itself; its
+ * counters are atomics that only its thread writes.  A peer's messages all
+ * come to one queue, so its replay window and coalescing see them in order.
+ * Every drop has a coverage counter and a rate-limited log line (the
+ * device's own for protocol drops).  Never calls the send path. */
 
 VLOG_DEFINE_THIS_MODULE(netdev_wireguard_rx);
 
@@ -110,7 +119,10 @@ netdev_wg_rxq_create(void)
     q->inner = xmalloc(NETDEV_WG_RX_INNER_MAX * sizeof *q->inner);
     q->owner = xmalloc(NETDEV_WG_RX_INNER_MAX * sizeof *q->owner);
     q->msgs = xmalloc(NETDEV_WG_RX_INNER_MAX * sizeof *q->msgs);
+    ovs_mutex_init(&q->ring_mutex);
+    ovs_mutex_lock(&q->ring_mutex);
     netdev_wg_ring_init(&q->to_bridge, NETDEV_WG_TO_BRIDGE_MAX);
+    ovs_mutex_unlock(&q->ring_mutex);
     return q;
 }
 
@@ -118,7 +130,10 @@ static void
 netdev_wg_rxq_destroy(struct netdev_wg_rxq *q)
 {
     if (q) {
+        ovs_mutex_lock(&q->ring_mutex);
         netdev_wg_ring_destroy(&q->to_bridge);
+        ovs_mutex_unlock(&q->ring_mutex);
+        ovs_mutex_destroy(&q->ring_mutex);
         free_cacheline(q->mem);
         free(q->inner);
         free(q->owner);
@@ -156,18 +171,53 @@ netdev_wg_rx_add_queues(struct netdev_wireguard *wg, int n)
     }
 }
 
+/* Adds what 'c' counted to 'stats' and 'o'. */
+static void
+netdev_wg_rx_counts_add(const struct netdev_wg_rx_counts *c,
+                        struct netdev_stats *stats,
+                        struct netdev_wg_offload_stats *o)
+{
+    stats->rx_packets += netdev_wg_counter_get(&c->packets);
+    stats->rx_bytes += netdev_wg_counter_get(&c->inner_bytes);
+    o->coalesced += netdev_wg_counter_get(&c->coalesced);
+    o->merged += netdev_wg_counter_get(&c->merged);
+    o->rx_pooled += netdev_wg_counter_get(&c->rx_pooled);
+    o->rx_allocated += netdev_wg_counter_get(&c->rx_allocated);
+}
+
+void
+netdev_wg_rx_add_counts(const struct netdev_wireguard *wg,
+                        struct netdev_stats *stats,
+                        struct netdev_wg_offload_stats *o)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(wg->rxqs); i++) {
+        if (wg->rxqs[i]) {
+            netdev_wg_rx_counts_add(&wg->rxqs[i]->counts, stats, o);
+        }
+    }
+}
+
 void
 netdev_wg_rx_set_n_rxq(struct netdev_wireguard *wg, int n)
 {
     netdev_wg_rx_add_queues(wg, n);
     for (size_t i = MAX(n, 1); i < ARRAY_SIZE(wg->rxqs); i++) {
-        size_t left = wg->rxqs[i] ? wg->rxqs[i]->to_bridge.n : 0;
+        struct netdev_wg_rxq *q = wg->rxqs[i];
+        size_t left;
 
+        if (!q) {
+            continue;
+        }
+        ovs_mutex_lock(&q->ring_mutex);
+        left = q->to_bridge.n;
+        ovs_mutex_unlock(&q->ring_mutex);
         if (left) {
             wg->stats.rx_dropped += left;
             netdev_wg_count_n(wg, NETDEV_WG_RX_QUEUE_REMOVED, left);
         }
-        netdev_wg_rxq_destroy(wg->rxqs[i]);
+        /* What it counted stays in the port's statistics. */
+        netdev_wg_rx_counts_add(&q->counts, &wg->stats, &wg->offload);
+        netdev_wg_rxq_destroy(q);
         wg->rxqs[i] = NULL;
     }
     wg->n_rxq = n;
@@ -175,35 +225,98 @@ netdev_wg_rx_set_n_rxq(struct netdev_wireguard *wg, int n)
 
 /* Inner packets to the bridge. */
 
-/* Hands the inner packet 'ip' to the bridge, with offload 'meta' and, for a
- * super-packet, its segments' payload size 'segsz'.  'owner', if nonnull,
- * is a dp_packet whose data is 'ip' (from coalescing) and is consumed. */
+/* The destination of the inner IP packet 'ip' (checked by the device). */
+static struct in6_addr
+netdev_wg_rx_dst(const uint8_t *ip)
+{
+    struct in6_addr src, dst;
+
+    pkt_ip_get_addrs(ip, (ip[0] >> 4) == 6, &src, &dst);
+    return dst;
+}
+
+/* Where 'q' remembers the Ethernet header of destination 'dst'. */
+static struct netdev_wg_resolved *
+netdev_wg_rx_resolved_slot(struct netdev_wg_rxq *q,
+                           const struct in6_addr *dst)
+{
+    return &q->resolved[hash_bytes(dst, sizeof *dst, 0)
+                        % NETDEV_WG_RX_RESOLVED];
+}
+
+/* After the adapter gave inner packet 'ip' header 'in->eth' with nothing
+ * else to do (at 'now'), 'q' remembers it for the rounds it hands over
+ * without the port's lock, at most NETDEV_WG_RX_RESOLVED_MS: as long as a
+ * transmit queue remembers a source it taught, so that a neighbor's new
+ * MAC or its eviction is seen within that time. */
 static void
-netdev_wg_rx_to_bridge(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
-                       const uint8_t *ip, size_t len, uint64_t meta,
-                       uint16_t segsz, struct dp_packet *owner)
+netdev_wg_rx_remember(struct netdev_wg_rxq *q, const uint8_t *ip,
+                      const struct bridge_l2_ingress *in, long long int now)
+{
+    struct in6_addr dst = netdev_wg_rx_dst(ip);
+    struct netdev_wg_resolved *r = netdev_wg_rx_resolved_slot(q, &dst);
+
+    if (in->same_until > now && !in->solicit) {
+        r->dst = dst;
+        r->eth = in->eth;
+        r->until = MIN(in->same_until, now + NETDEV_WG_RX_RESOLVED_MS);
+    }
+}
+
+/* The header 'q' remembers for inner packet 'ip' at 'now', or NULL. */
+static const struct eth_header *
+netdev_wg_rx_recall(struct netdev_wg_rxq *q, const uint8_t *ip,
+                    long long int now)
+{
+    struct in6_addr dst = netdev_wg_rx_dst(ip);
+    const struct netdev_wg_resolved *r = netdev_wg_rx_resolved_slot(q, &dst);
+
+    return (now < r->until && ipv6_addr_equals(&r->dst, &dst)
+            ? &r->eth : NULL);
+}
+
+/* Makes the packet for inner packet 'ip' of 'len' bytes: 'owner', if
+ * nonnull, a dp_packet whose data is 'ip' (from coalescing), else a copy;
+ * with offload 'meta' and, for a super-packet, its segments' payload size
+ * 'segsz'. */
+static struct dp_packet *
+netdev_wg_rx_packet(struct netdev_wg_rxq *q, const uint8_t *ip, size_t len,
+                    uint64_t meta, uint16_t segsz, struct dp_packet *owner)
 {
     struct dp_packet *pkt = owner;
-    struct bridge_l2_ingress in;
-    enum bridge_l2_in_action action;
 
     if (!pkt) {
         pkt = pkt_pool_clone(ip, len, NETDEV_WG_RX_HEADROOM);
     }
-    if (pkt_pool_is_pooled(pkt)) {
-        wg->offload.rx_pooled++;
-    } else {
-        wg->offload.rx_allocated++;
-    }
+    netdev_wg_counter_add(pkt_pool_is_pooled(pkt) ? &q->counts.rx_pooled
+                          : &q->counts.rx_allocated, 1);
     netdev_wg_bridge_set_offload(pkt, meta, segsz);
-    action = bridge_l2_to_bridge(wg->l2, pkt, time_msec(), &in);
+    return pkt;
+}
+
+/* Hands the inner packet 'ip' to the bridge through the layer-2 adapter
+ * (see netdev_wg_rx_packet() for the arguments). */
+static void
+netdev_wg_rx_to_bridge(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
+                       const uint8_t *ip, size_t len, uint64_t meta,
+                       uint16_t segsz, struct dp_packet *owner)
+    OVS_REQUIRES(wg->mutex)
+{
+    struct dp_packet *pkt = netdev_wg_rx_packet(q, ip, len, meta, segsz,
+                                                owner);
+    long long int now = time_msec();
+    struct bridge_l2_ingress in;
+    enum bridge_l2_in_action action;
+
+    action = bridge_l2_to_bridge(wg->l2, pkt, now, &in);
     if (in.solicit) {
         netdev_wg_bridge_push_q(wg, q, in.solicit);
     }
     if (action == BRIDGE_L2_IN_DELIVER) {
+        netdev_wg_rx_remember(q, dp_packet_data(pkt), &in, now);
         dp_packet_push(pkt, &in.eth, sizeof in.eth);
-        wg->stats.rx_packets++;
-        wg->stats.rx_bytes += len;
+        netdev_wg_counter_add(&q->counts.packets, 1);
+        netdev_wg_counter_add(&q->counts.inner_bytes, len);
         netdev_wg_bridge_push_q(wg, q, pkt);
     } else if (action == BRIDGE_L2_IN_DROP) {
         /* The adapter counted and logged the reason (bridge_l2_*). */
@@ -272,8 +385,33 @@ netdev_wg_rx_coalesce(struct netdev_wg_rxq *q, size_t n, bool gro)
     }
 }
 
+/* Step 6 for the round's inner packet 'i': false if it was merged into
+ * another; otherwise true, with its offload 'meta' in '*meta'.  Counts
+ * what coalescing did. */
+static bool
+netdev_wg_rx_leaves(struct netdev_wg_rxq *q, size_t i, uint64_t *meta)
+{
+    struct pkt_gro_pkt *g = &q->inner[i];
+
+    *meta = 0;
+    if (g->verdict == PKT_GRO_MERGED) {
+        COVERAGE_INC(wg_rx_merged);
+        netdev_wg_counter_add(&q->counts.merged, 1);
+        return false;
+    }
+    if (g->verdict == PKT_GRO_COALESCED) {
+        COVERAGE_INC(wg_rx_coalesced);
+        netdev_wg_counter_add(&q->counts.coalesced, 1);
+        *meta = NETDEV_WG_META_TSO | (g->ipv6 ? NETDEV_WG_META_IPV6 : 0);
+        if (q->owner[i]) {
+            dp_packet_set_size(q->owner[i], g->len);
+        }
+    }
+    return true;
+}
+
 /* Step 6: hands the round's 'n' inner packets, as coalesced, to the
- * bridge. */
+ * bridge through the layer-2 adapter. */
 static void
 netdev_wg_rx_deliver(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
                      size_t n)
@@ -281,24 +419,68 @@ netdev_wg_rx_deliver(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
 {
     for (size_t i = 0; i < n; i++) {
         struct pkt_gro_pkt *g = &q->inner[i];
-        uint64_t meta = 0;
+        uint64_t meta;
 
-        if (g->verdict == PKT_GRO_MERGED) {
-            COVERAGE_INC(wg_rx_merged);
-            wg->offload.merged++;
-            continue;
+        if (netdev_wg_rx_leaves(q, i, &meta)) {
+            netdev_wg_rx_to_bridge(wg, q, g->data, g->len, meta,
+                                   g->gso_size, q->owner[i]);
         }
-        if (g->verdict == PKT_GRO_COALESCED) {
-            COVERAGE_INC(wg_rx_coalesced);
-            wg->offload.coalesced++;
-            meta = NETDEV_WG_META_TSO | (g->ipv6 ? NETDEV_WG_META_IPV6 : 0);
-            if (q->owner[i]) {
-                dp_packet_set_size(q->owner[i], g->len);
-            }
-        }
-        netdev_wg_rx_to_bridge(wg, q, g->data, g->len, meta, g->gso_size,
-                               q->owner[i]);
     }
+}
+
+/* Whether each of the round's 'n' inner packets that leaves has a header
+ * that 'q' remembers at 'now', and the ring has room for them. */
+static bool
+netdev_wg_rx_all_recalled(struct netdev_wg_rxq *q, size_t n,
+                          long long int now)
+    OVS_REQUIRES(q->ring_mutex)
+{
+    size_t leaving = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        const struct pkt_gro_pkt *g = &q->inner[i];
+
+        if (g->verdict != PKT_GRO_MERGED) {
+            if (!netdev_wg_rx_recall(q, g->data, now)) {
+                return false;
+            }
+            leaving++;
+        }
+    }
+    return q->to_bridge.cap - q->to_bridge.n >= leaving;
+}
+
+/* Step 6 without the port's lock, for a round that took it nowhere: if
+ * every inner packet's destination was resolved by the adapter within
+ * NETDEV_WG_RX_RESOLVED_MS (and no probe is due), hands the 'n' inner
+ * packets to the bridge with those headers, and returns true.  Otherwise
+ * returns false, having done nothing. */
+static bool
+netdev_wg_rx_deliver_unlocked(struct netdev_wg_rxq *q, size_t n)
+{
+    long long int now = time_msec();
+    bool ok;
+
+    ovs_mutex_lock(&q->ring_mutex);
+    ok = netdev_wg_rx_all_recalled(q, n, now);
+    for (size_t i = 0; ok && i < n; i++) {
+        struct pkt_gro_pkt *g = &q->inner[i];
+        const struct eth_header *eth;
+        struct dp_packet *pkt;
+        uint64_t meta;
+
+        if (netdev_wg_rx_leaves(q, i, &meta)) {
+            eth = netdev_wg_rx_recall(q, g->data, now);
+            pkt = netdev_wg_rx_packet(q, g->data, g->len, meta, g->gso_size,
+                                      q->owner[i]);
+            dp_packet_push(pkt, eth, sizeof *eth);
+            netdev_wg_counter_add(&q->counts.packets, 1);
+            netdev_wg_counter_add(&q->counts.inner_bytes, g->len);
+            netdev_wg_ring_push(&q->to_bridge, pkt);
+        }
+    }
+    ovs_mutex_unlock(&q->ring_mutex);
+    return ok;
 }
 
 /* Handshake messages on PMD threads. */
@@ -506,7 +688,9 @@ netdev_wg_rx_begin(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
                    size_t n_handshakes, size_t over, long long int now)
     OVS_EXCLUDED(wg->mutex)
 {
+    q->round_locked = false;
     if (netdev_wg_rx_begin_unlocked(wg, q, now) || over) {
+        q->round_locked = true;
         ovs_mutex_lock(&wg->mutex);
         wg_device_clock_freeze(wg->dev);
         netdev_wg_rx_begin_locked(wg, q, n_handshakes, over);
@@ -621,6 +805,7 @@ netdev_wg_rx_end(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
 
     *n_unlocked = netdev_wg_rx_end_unlocked(wg, q, now, &n);
     if (*n_unlocked < q->n_msgs) {
+        q->round_locked = true;
         ovs_mutex_lock(&wg->mutex);
         wg_device_clock_freeze(wg->dev);
         for (size_t i = *n_unlocked; i < q->n_msgs; i++) {
@@ -632,16 +817,39 @@ netdev_wg_rx_end(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
     return n;
 }
 
-/* Counts what step 4 ended without the lock: the first 'n_unlocked' of
- * q->msgs, and the round's reads ('n_read' messages of q->round_bytes). */
+/* Counts the round's reads ('n_read' messages of q->round_bytes), of which
+ * step 4 ended 'n_unlocked' without the lock. */
+static void
+netdev_wg_rx_count_reads(struct netdev_wg_rxq *q, size_t n_unlocked,
+                         size_t n_read)
+{
+    netdev_wg_counter_add(&q->counts.messages, n_read);
+    netdev_wg_counter_add(&q->counts.bytes, q->round_bytes);
+    netdev_wg_counter_add(&q->counts.unlocked, n_unlocked);
+    netdev_wg_counter_add(&q->counts.rounds, 1);
+}
+
+/* Whether what step 4 ended without the lock (the first 'n_unlocked' of
+ * q->msgs) is data with nothing to count under it: no drop, no
+ * keepalive. */
+static bool
+netdev_wg_rx_all_data(const struct netdev_wg_rxq *q, size_t n_unlocked)
+{
+    for (size_t i = 0; i < n_unlocked; i++) {
+        if (q->msgs[i].rx != WG_DEVICE_RX_DATA || q->msgs[i].ecn_drop) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Counts the outcomes of what step 4 ended without the lock: the first
+ * 'n_unlocked' of q->msgs. */
 static void
 netdev_wg_rx_count(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
-                   size_t n_unlocked, size_t n_read)
+                   size_t n_unlocked)
     OVS_REQUIRES(wg->mutex)
 {
-    q->packets += n_read;
-    q->bytes += q->round_bytes;
-    q->unlocked += n_unlocked;
     for (size_t i = 0; i < n_unlocked; i++) {
         const struct netdev_wg_rx_msg *m = &q->msgs[i];
 
@@ -678,11 +886,17 @@ netdev_wg_rx_round(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
     atomic_read_relaxed(&wg->unlocked_gro, &gro);
     netdev_wg_rx_coalesce(q, n_inner, gro && n_inner > 1);
 
-    ovs_mutex_lock(&wg->mutex);
-    netdev_wg_rx_count(wg, q, n_unlocked, n_read);
-    netdev_wg_rx_deliver(wg, q, n_inner);
-    netdev_wg_sock_flush(wg);
-    ovs_mutex_unlock(&wg->mutex);
+    netdev_wg_rx_count_reads(q, n_unlocked, n_read);
+    if (!q->round_locked && netdev_wg_rx_all_data(q, n_unlocked)
+        && netdev_wg_rx_deliver_unlocked(q, n_inner)) {
+        netdev_wg_counter_add(&q->counts.rounds_unlocked, 1);
+    } else {
+        ovs_mutex_lock(&wg->mutex);
+        netdev_wg_rx_count(wg, q, n_unlocked);
+        netdev_wg_rx_deliver(wg, q, n_inner);
+        netdev_wg_sock_flush(wg);
+        ovs_mutex_unlock(&wg->mutex);
+    }
     q->n_msgs = 0;
 }
 
@@ -696,15 +910,27 @@ netdev_wg_rx_pop(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
     struct dp_packet *pkt;
 
     ovs_compat_batch_clear(batch);
-    ovs_mutex_lock(&wg->mutex);
+    ovs_mutex_lock(&q->ring_mutex);
     while (dp_packet_batch_size(batch) < NETDEV_MAX_BURST
            && (pkt = netdev_wg_ring_peek(&q->to_bridge))
            && (dp_packet_batch_is_empty(batch)
                || pkt_pool_same_source(batch->packets[0], pkt))) {
         dp_packet_batch_add(batch, netdev_wg_ring_pop(&q->to_bridge));
     }
-    ovs_mutex_unlock(&wg->mutex);
+    ovs_mutex_unlock(&q->ring_mutex);
     return dp_packet_batch_is_empty(batch) ? EAGAIN : 0;
+}
+
+/* Whether 'q' has packets waiting for the bridge. */
+static bool
+netdev_wg_rx_waiting(struct netdev_wg_rxq *q)
+{
+    bool waiting;
+
+    ovs_mutex_lock(&q->ring_mutex);
+    waiting = q->to_bridge.n > 0;
+    ovs_mutex_unlock(&q->ring_mutex);
+    return waiting;
 }
 
 int
@@ -712,17 +938,14 @@ netdev_wg_rx_recv(struct netdev_wireguard *wg, int qid,
                   struct dp_packet_batch *batch)
     OVS_EXCLUDED(wg->mutex)
 {
-    struct netdev_wg_rxq *q;
-    bool idle;
+    /* Queues come and go only in reconfiguration, while no thread polls
+     * the port. */
+    struct netdev_wg_rxq *q = wg->rxqs[qid];
 
-    ovs_mutex_lock(&wg->mutex);
-    q = wg->rxqs[qid];
-    idle = q && !q->to_bridge.n;
-    ovs_mutex_unlock(&wg->mutex);
     if (!q) {
         return EAGAIN;          /* A queue being removed. */
     }
-    if (idle) {
+    if (!netdev_wg_rx_waiting(q)) {
         netdev_wg_rx_round(wg, q, qid, AF_INET);
         netdev_wg_rx_round(wg, q, qid, AF_INET6);
     }
@@ -732,7 +955,7 @@ netdev_wg_rx_recv(struct netdev_wireguard *wg, int qid,
 void
 netdev_wg_rx_wait(struct netdev_wireguard *wg, int qid)
 {
-    if (wg->rxqs[qid] && wg->rxqs[qid]->to_bridge.n) {
+    if (wg->rxqs[qid] && netdev_wg_rx_waiting(wg->rxqs[qid])) {
         poll_immediate_wake();
     }
     if (qid < wg->n_socks) {

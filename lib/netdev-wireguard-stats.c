@@ -54,6 +54,25 @@ static struct vlog_rate_limit netdev_wg_rx_rl[WG_DEVICE_N_RX] = {
 };
 
 void
+netdev_wg_counter_add(atomic_uint64_t *c, uint64_t n)
+{
+    uint64_t v;
+
+    atomic_read_relaxed(c, &v);
+    atomic_store_relaxed(c, v + n);
+}
+
+uint64_t
+netdev_wg_counter_get(const atomic_uint64_t *c_)
+{
+    atomic_uint64_t *c = CONST_CAST(atomic_uint64_t *, c_);
+    uint64_t v;
+
+    atomic_read_relaxed(c, &v);
+    return v;
+}
+
+void
 netdev_wg_count(struct netdev_wireguard *wg, enum netdev_wg_counter c)
 {
     netdev_wg_count_n(wg, c, 1);
@@ -132,8 +151,12 @@ netdev_wg_put_queue_counters(const struct netdev_wireguard *wg,
         char prefix[16];
 
         snprintf(prefix, sizeof prefix, "rx_q%d_", i);
-        netdev_wg_put_counter(stats, prefix, "packets", q ? q->packets : 0);
-        netdev_wg_put_counter(stats, prefix, "bytes", q ? q->bytes : 0);
+        netdev_wg_put_counter(stats, prefix, "packets",
+                              q ? netdev_wg_counter_get(&q->counts.messages)
+                              : 0);
+        netdev_wg_put_counter(stats, prefix, "bytes",
+                              q ? netdev_wg_counter_get(&q->counts.bytes)
+                              : 0);
     }
 }
 

@@ -87,26 +87,15 @@ netdev_wg_tx_error(struct netdev_wireguard *wg, enum netdev_wg_counter c)
     netdev_wg_count(wg, c);
 }
 
-/* Adds 'n' to counter 'c' of a send batch.  Only the batch's thread
- * writes it, so a plain load and store do, atomic for its readers. */
-static void
-netdev_wg_tx_add(atomic_uint64_t *c, uint64_t n)
-{
-    uint64_t v;
-
-    atomic_read_relaxed(c, &v);
-    atomic_store_relaxed(c, v + n);
-}
-
 /* Counts 'n' messages of 'inner_bytes' made by 'tx' for the bridge's
  * packets. */
 static void
 netdev_wg_tx_count_sent(struct netdev_wg_tx *tx, size_t n,
                         size_t inner_bytes)
 {
-    netdev_wg_tx_add(&tx->counts.messages, n);
-    netdev_wg_tx_add(&tx->counts.packets, n);
-    netdev_wg_tx_add(&tx->counts.bytes, inner_bytes);
+    netdev_wg_counter_add(&tx->counts.messages, n);
+    netdev_wg_counter_add(&tx->counts.packets, n);
+    netdev_wg_counter_add(&tx->counts.bytes, inner_bytes);
 }
 
 /* Takes 'n' packets of 'inner_bytes' that 'tx' counted but that did not
@@ -114,8 +103,8 @@ netdev_wg_tx_count_sent(struct netdev_wg_tx *tx, size_t n,
 static void
 netdev_wg_tx_uncount(struct netdev_wg_tx *tx, size_t n, size_t inner_bytes)
 {
-    netdev_wg_tx_add(&tx->counts.packets, -(uint64_t) n);
-    netdev_wg_tx_add(&tx->counts.bytes, -(uint64_t) inner_bytes);
+    netdev_wg_counter_add(&tx->counts.packets, -(uint64_t) n);
+    netdev_wg_counter_add(&tx->counts.bytes, -(uint64_t) inner_bytes);
 }
 
 /* Slots, encryption, segmentation. */
@@ -245,7 +234,7 @@ netdev_wg_tx_fill_csum(struct netdev_wg_tx *tx, uint8_t *inner, size_t len)
         return;
     }
     COVERAGE_INC(wg_tx_csum_fill);
-    netdev_wg_tx_add(&tx->counts.csum_filled, 1);
+    netdev_wg_counter_add(&tx->counts.csum_filled, 1);
 }
 
 /* Encrypts and queues one inner packet of at most the MTU, 'inner' (the
@@ -294,8 +283,8 @@ netdev_wg_count_super(struct netdev_wg_tx *tx, size_t n_segs)
 {
     COVERAGE_INC(wg_tx_super_packet);
     COVERAGE_ADD(wg_tx_segment, n_segs);
-    netdev_wg_tx_add(&tx->counts.super_packets, 1);
-    netdev_wg_tx_add(&tx->counts.segments, n_segs);
+    netdev_wg_counter_add(&tx->counts.super_packets, 1);
+    netdev_wg_counter_add(&tx->counts.segments, n_segs);
 }
 
 /* Cuts the TCP super-packet of 'len' bytes at 'inner' into segments of
@@ -860,7 +849,7 @@ netdev_wg_send_one_unlocked(struct netdev_wireguard *wg,
     }
     memcpy(slot + WG_DEVICE_HEADROOM, inner, len);
     netdev_wg_tx_count_sent(tx, 1, len);
-    netdev_wg_tx_add(&tx->counts.unlocked, 1);
+    netdev_wg_counter_add(&tx->counts.unlocked, 1);
     wg_device_note_sent_unlocked(wg->dev, d->peer, 1, n, len > 0, d->now);
     dp_packet_delete(pkt);
     return true;
@@ -910,7 +899,7 @@ netdev_wg_send_super_unlocked(struct netdev_wireguard *wg,
     }
     netdev_wg_count_super(tx, n_slots);
     netdev_wg_tx_count_sent(tx, n_slots, inner_bytes);
-    netdev_wg_tx_add(&tx->counts.unlocked, n_slots);
+    netdev_wg_counter_add(&tx->counts.unlocked, n_slots);
     wg_device_note_sent_unlocked(wg->dev, d->peer, n_slots, bytes, true,
                                  d->now);
     dp_packet_pull(pkt, eg->l3_ofs);

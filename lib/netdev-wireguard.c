@@ -589,6 +589,7 @@ netdev_wireguard_get_stats(const struct netdev *netdev,
     ovs_mutex_lock(&wg->mutex);
     *stats = wg->stats;
     netdev_wg_sock_add_counts(wg, stats, &o);
+    netdev_wg_rx_add_counts(wg, stats, &o);
     ovs_mutex_unlock(&wg->mutex);
     return 0;
 }

@@ -351,20 +351,29 @@ test_l2_aging(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     len = l2t_arp(f.b, mac_bcast, mac_a, 1, "10.1.1.5", "10.1.1.254");
     l2t_feed(l2, f.b, len, 0, BRIDGE_L2_R_OK);
     l2t_check_deliver(l2, "10.1.1.5", mac_a, BRIDGE_L2_NEIGH_STALE_MS - 1);
+    /* The same header holds, with nothing else to do, until it is stale;
+     * a group address's always; nothing while a probe may be due. */
+    WGTEST_CHECK(l2t_to_bridge(l2, "10.1.2.9", "10.1.1.5", 1000, sol.b, &out)
+                 == BRIDGE_L2_IN_DELIVER
+                 && out.same_until == BRIDGE_L2_NEIGH_STALE_MS);
+    WGTEST_CHECK(l2t_to_bridge(l2, "10.1.2.9", "224.0.0.251", 1000, sol.b,
+                               &out) == BRIDGE_L2_IN_DELIVER
+                 && out.same_until == LLONG_MAX);
     WGTEST_CHECK(l2t_to_bridge(l2, "10.1.2.9", "10.1.1.5",
                                BRIDGE_L2_NEIGH_STALE_MS, sol.b, &out)
-                 == BRIDGE_L2_IN_DELIVER);
+                 == BRIDGE_L2_IN_DELIVER && out.same_until == LLONG_MIN);
     check_arp_request(sol.b, out.solicit_len, mac_a, "10.1.1.254",
                       "10.1.1.5");
     WGTEST_CHECK(l2t_to_bridge(l2, "10.1.2.9", "10.1.1.5",
                                BRIDGE_L2_NEIGH_STALE_MS + 999, sol.b, &out)
-                 == BRIDGE_L2_IN_DELIVER && !out.solicit_len);
+                 == BRIDGE_L2_IN_DELIVER && !out.solicit_len
+                 && out.same_until == LLONG_MIN);
     WGTEST_CHECK(l2t_to_bridge(l2, "10.1.2.9", "10.1.1.5",
                                BRIDGE_L2_NEIGH_STALE_MS + 1000, sol.b, &out)
                  == BRIDGE_L2_IN_DELIVER && out.solicit_len == 42);
     WGTEST_CHECK(l2t_to_bridge(l2, "10.1.2.9", "10.1.1.5",
                                BRIDGE_L2_NEIGH_EXPIRE_MS, sol.b, &out)
-                 == BRIDGE_L2_IN_QUEUED);
+                 == BRIDGE_L2_IN_QUEUED && out.same_until == LLONG_MIN);
     check_arp_request(sol.b, out.solicit_len, mac_bcast, "10.1.1.254",
                       "10.1.1.5");
 
