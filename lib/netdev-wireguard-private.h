@@ -625,12 +625,13 @@ void netdev_wg_keys_status(const struct netdev_wireguard *wg,
 
 /* netdev-wireguard-stats.c: per-port counters. */
 
-/* Counts one 'c' (a drop reason: the caller counts the packet in 'stats'
- * too); a drop reason is also logged, rate-limited per reason. */
 /* Adds 'n' to a counter that only one thread writes (a queue's, a send
  * batch's): a plain load and store do, atomic for its readers. */
 void netdev_wg_counter_add(atomic_uint64_t *c, uint64_t n);
 uint64_t netdev_wg_counter_get(const atomic_uint64_t *c);
+
+/* Counts one 'c' (a drop reason: the caller counts the packet in 'stats'
+ * too); a drop reason is also logged, rate-limited per reason. */
 void netdev_wg_count(struct netdev_wireguard *wg, enum netdev_wg_counter c);
 void netdev_wg_count_n(struct netdev_wireguard *wg, enum netdev_wg_counter c,
                        uint64_t n);
