@@ -158,24 +158,15 @@ netdev_wg_txq_destroy(struct netdev_wg_txq *txq)
 
 /* Adds what 'c' counted to 'stats' and 'o'. */
 static void
-netdev_wg_counts_add(const struct netdev_wg_tx_counts *c_,
+netdev_wg_counts_add(const struct netdev_wg_tx_counts *c,
                      struct netdev_stats *stats,
                      struct netdev_wg_offload_stats *o)
 {
-    struct netdev_wg_tx_counts *c = CONST_CAST(struct netdev_wg_tx_counts *,
-                                               c_);
-    uint64_t v;
-
-    atomic_read_relaxed(&c->packets, &v);
-    stats->tx_packets += v;
-    atomic_read_relaxed(&c->bytes, &v);
-    stats->tx_bytes += v;
-    atomic_read_relaxed(&c->super_packets, &v);
-    o->super_packets += v;
-    atomic_read_relaxed(&c->segments, &v);
-    o->segments += v;
-    atomic_read_relaxed(&c->csum_filled, &v);
-    o->csum_filled += v;
+    stats->tx_packets += netdev_wg_counter_get(&c->packets);
+    stats->tx_bytes += netdev_wg_counter_get(&c->bytes);
+    o->super_packets += netdev_wg_counter_get(&c->super_packets);
+    o->segments += netdev_wg_counter_get(&c->segments);
+    o->csum_filled += netdev_wg_counter_get(&c->csum_filled);
 }
 
 void
@@ -190,14 +181,10 @@ netdev_wg_sock_add_counts(const struct netdev_wireguard *wg,
 }
 
 uint64_t
-netdev_wg_sock_messages(const struct netdev_wg_tx *tx_, uint64_t *unlocked)
+netdev_wg_sock_messages(const struct netdev_wg_tx *tx, uint64_t *unlocked)
 {
-    struct netdev_wg_tx *tx = CONST_CAST(struct netdev_wg_tx *, tx_);
-    uint64_t v;
-
-    atomic_read_relaxed(&tx->counts.unlocked, unlocked);
-    atomic_read_relaxed(&tx->counts.messages, &v);
-    return v;
+    *unlocked = netdev_wg_counter_get(&tx->counts.unlocked);
+    return netdev_wg_counter_get(&tx->counts.messages);
 }
 
 void
