@@ -27,6 +27,7 @@
 
 #include "coverage.h"
 #include "dirs.h"
+#include "fatal-signal.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/list.h"
 #include "openvswitch/poll-loop.h"
@@ -162,11 +163,25 @@ check_stale(const char *path, char **errorp)
     return 0;
 }
 
-/* Listens on 'path' with mode 0600. */
+/* Where the socket listens before it is published at 'path'.  The name does
+ * not end in ".sock", so wg(8) does not list it. */
+static char *
+staging_path(const char *path)
+{
+    return xasprintf("%s.new", path);
+}
+
+/* Listens on 'path' with mode 0600.  The socket is bound and listening under
+ * staging_path() first and only then renamed to 'path', so a client that
+ * sees 'path' can connect: OVS's punix binds before it listens, and a
+ * client in between would get ECONNREFUSED (and check_stale() of another
+ * daemon would take the socket for stale).  The rename also replaces a
+ * stale socket in one step. */
 static int
 listen_path(const char *path, struct pstream **pstreamp, char **errorp)
 {
-    char *name = xasprintf("punix:%s", path);
+    char *staging = staging_path(path);
+    char *name = xasprintf("punix:%s", staging);
     mode_t old_umask;
     int error;
 
@@ -178,18 +193,35 @@ listen_path(const char *path, struct pstream **pstreamp, char **errorp)
     umask(old_umask);
     free(name);
     if (error) {
-        *errorp = xasprintf("cannot listen on UAPI socket %s: %s", path,
+        *errorp = xasprintf("cannot listen on UAPI socket %s: %s", staging,
                             ovs_strerror(error));
-        return error;
-    }
-    if (chmod(path, 0600)) {
+    } else if (chmod(staging, 0600) || rename(staging, path)) {
         error = errno;
-        *errorp = xasprintf("cannot set mode of UAPI socket %s: %s", path,
-                            ovs_strerror(error));
+        *errorp = xasprintf("cannot set mode of or publish UAPI socket %s: "
+                            "%s", path, ovs_strerror(error));
         pstream_close(*pstreamp);
         *pstreamp = NULL;
+    } else {
+        fatal_signal_add_file_to_unlink(path);
     }
+    free(staging);
     return error;
+}
+
+/* Stops listening on 'path' and removes it.  pstream_close() removes the
+ * file it bound, so the socket goes back to that name first. */
+static void
+unlisten_path(const char *path, struct pstream *pstream)
+{
+    char *staging = staging_path(path);
+
+    fatal_signal_remove_file_to_unlink(path);
+    if (rename(path, staging)) {
+        VLOG_WARN("%s: cannot remove UAPI socket: %s", path,
+                  ovs_strerror(errno));
+    }
+    pstream_close(pstream);
+    free(staging);
 }
 
 int
@@ -502,7 +534,7 @@ wg_uapi_server_destroy(struct wg_uapi_server *server)
     LIST_FOR_EACH_SAFE (c, node, &server->clients) {
         client_destroy(server, c);
     }
-    pstream_close(server->pstream);     /* Also removes the file. */
+    unlisten_path(server->path, server->pstream);
     free(server->path);
     free(server);
 }

@@ -78,7 +78,8 @@ EXTRA_DIST += $(TESTSUITE_AT) $(SYSTEM_TESTSUITE_AT) tests/atlocal.in \
 	tests/tsan.supp \
 	tests/wg-frames.py tests/system-relay.py tests/wg-forge-relay.py \
 	tests/wg-dns-stub.py tests/wg-ecn-relay.py \
-	tests/wg-paced-xfer.py tests/wg-uapi-abuse.py tests/wg-pcap-replay.py
+	tests/wg-paced-xfer.py tests/wg-uapi-abuse.py tests/wg-pcap-replay.py \
+	tests/wg-uapi-publish.py
 
 TESTSUITE = tests/testsuite
 SYSTEM_TESTSUITE = tests/system-testsuite
