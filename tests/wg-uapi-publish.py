@@ -32,15 +32,21 @@ import stat
 import subprocess
 import sys
 import tempfile
+import time
 
 
-def wait_for_socket(path):
+def wait_for_socket(path, server):
+    deadline = time.monotonic() + 10
     while True:
         try:
             if stat.S_ISSOCK(os.lstat(path).st_mode):
                 return
         except FileNotFoundError:
             pass
+        if server.poll() is not None or time.monotonic() > deadline:
+            server.kill()
+            sys.exit("the server made no socket %s (exit status %r)"
+                     % (path, server.returncode))
 
 
 def one_round(wgtest, key):
@@ -48,7 +54,7 @@ def one_round(wgtest, key):
     path = os.path.join(tmp, "wgp.sock")
     server = subprocess.Popen([wgtest, "uapi-serve", tmp, "wgp", key, "10"],
                               stderr=subprocess.DEVNULL)
-    wait_for_socket(path)
+    wait_for_socket(path, server)
     refused = False
     with socket.socket(socket.AF_UNIX) as s:
         try:
