@@ -43,9 +43,12 @@ struct wg_device {
     struct ovs_list peers;              /* struct wg_peer by 'list_node'. */
     struct wg_index_table indices;
     struct wg_endpoint_table endpoints;
-    long long int timers_next_ms;       /* At most the earliest deadline of
-                                         * any peer's timers (see
-                                         * wg_device_run()). */
+    struct heap due_peers;              /* struct wg_peer by 'due_node',
+                                         * by next deadline. */
+    long long int run_asked_ms;         /* A run asked for by then
+                                         * (defer_initiation()), or
+                                         * WG_TIMER_OFF. */
+    uint64_t n_peer_timer_runs;         /* Peers whose timers a run ran. */
     struct wg_allowedips *allowedips;
     struct wg_ratelimiter *ratelimiter;
 

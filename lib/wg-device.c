@@ -86,7 +86,8 @@ wg_device_create(const struct wg_device_hooks *hooks, void *aux)
     hmap_init(&dev->peers_by_key);
     ovs_list_init(&dev->peers);
     ovs_list_init(&dev->initiations_wanted);
-    dev->timers_next_ms = WG_TIMER_OFF;
+    heap_init(&dev->due_peers);
+    dev->run_asked_ms = WG_TIMER_OFF;
     wg_peer_index_table_init(&dev->indices);
     wg_peer_endpoint_table_init(&dev->endpoints);
     dev->allowedips = wg_allowedips_create();
@@ -103,6 +104,7 @@ wg_device_destroy(struct wg_device *dev)
 {
     if (dev) {
         wg_device_peer_remove_all(dev);
+        heap_destroy(&dev->due_peers);
         hmap_destroy(&dev->peers_by_key);
         wg_peer_index_table_destroy(&dev->indices);
         wg_peer_endpoint_table_destroy(&dev->endpoints);
@@ -296,6 +298,27 @@ wg_device_next_rx_class(struct wg_device *dev, struct wg_peer *peer)
     dev->rx_next_class %= peer->rx_n_classes;
 }
 
+/* The priority of a peer whose timers are next due at 'when' in the
+ * device's heap, which puts the highest first. */
+static uint64_t
+due_priority(long long int when)
+{
+    return (uint64_t) LLONG_MAX - (uint64_t) MAX(when, 0);
+}
+
+/* The 'armed' hook of the timers of peer 'peer_': a timer of the peer was
+ * set to go off at 'when'. */
+static void
+peer_timer_armed(void *peer_, long long int when)
+{
+    struct wg_peer *peer = peer_;
+
+    if (when < peer->due_ms) {
+        peer->due_ms = when;
+        heap_change(peer->due_heap, &peer->due_node, due_priority(when));
+    }
+}
+
 int
 wg_device_peer_add(struct wg_device *dev, const uint8_t pub[WG_KEY_LEN],
                    struct wg_peer **peerp)
@@ -316,7 +339,11 @@ wg_device_peer_add(struct wg_device *dev, const uint8_t pub[WG_KEY_LEN],
     if (!peer) {
         return EINVAL;
     }
-    peer->timers.earliest_ms = &dev->timers_next_ms;
+    peer->due_ms = WG_TIMER_OFF;
+    peer->due_heap = &dev->due_peers;
+    heap_insert(&dev->due_peers, &peer->due_node, due_priority(WG_TIMER_OFF));
+    peer->timers.armed = peer_timer_armed;
+    peer->timers.armed_aux = peer;
     wg_device_next_rx_class(dev, peer);
     hmap_insert(&dev->peers_by_key, &peer->key_node, key_hash(pub));
     ovs_list_push_back(&dev->peers, &peer->list_node);
@@ -333,6 +360,7 @@ wg_device_peer_remove(struct wg_device *dev, struct wg_peer *peer)
     wg_allowedips_remove_peer(dev->allowedips, peer);
     hmap_remove(&dev->peers_by_key, &peer->key_node);
     ovs_list_remove(&peer->list_node);
+    heap_remove(&dev->due_peers, &peer->due_node);
     wg_peer_destroy(peer);
 }
 
@@ -560,7 +588,7 @@ defer_initiation(struct wg_device *dev, struct wg_peer *peer,
         peer->initiation_wanted = true;
         ovs_list_push_back(&dev->initiations_wanted, &peer->wanted_node);
     }
-    dev->timers_next_ms = MIN(dev->timers_next_ms, now);
+    dev->run_asked_ms = MIN(dev->run_asked_ms, now);
     if (dev->hooks.wake) {
         dev->hooks.wake(dev->aux);
     }
@@ -1110,13 +1138,6 @@ static const struct wg_timers_actions timer_actions = {
     .zero_key_material = timer_zero_key_material,
 };
 
-/* The main loop calls wg_device_run() and wg_device_next_deadline() on
- * every iteration: with thousands of peers, looking at every peer's timers
- * each time would cost more than the packets.  Every deadline that is set
- * lowers dev->timers_next_ms (struct wg_timers's 'earliest_ms'), so that
- * it stays at most the earliest deadline; the peers are only looked at
- * once that time has come, which also makes it exact again.  A timer
- * stopped early at worst causes one look too many. */
 /* Sends the initiations deferred since the last run, in the order they
  * were asked for (each checked again against its rate limit). */
 static void
@@ -1148,38 +1169,101 @@ sync_deadline(const struct wg_device *dev)
     return sends ? dev->last_sync_ms + WG_DEVICE_SYNC_MS : WG_TIMER_OFF;
 }
 
+/* The main loop calls wg_device_run() and wg_device_next_deadline() on
+ * every iteration, and a port may have tens of thousands of peers: neither
+ * looks at more peers than it has work for.  Each peer is in
+ * 'dev->due_peers' by 'due_ms', which every deadline set lowers (the
+ * timers' 'armed' hook) and which is thus never later than the peer's
+ * next deadline; a timer stopped early at worst makes one look too many,
+ * which sets 'due_ms' exact again.  A run takes in what senders and
+ * receivers without the lock did for every peer only once per
+ * WG_DEVICE_SYNC_MS while there is any, and otherwise only for the peers
+ * whose timers are due. */
+
+/* Takes in what unlocked senders and receivers did for every peer. */
+static void
+sync_all_peers(struct wg_device *dev, long long int now)
+{
+    struct wg_peer *peer;
+
+    atomic_store_relaxed(&dev->unlocked_work, false);
+    dev->last_sync_ms = now;
+    LIST_FOR_EACH (peer, list_node, &dev->peers) {
+        wg_device_peer_sync(peer);
+    }
+}
+
+/* Takes the peers whose timers are due at 'now' out of their order into
+ * 'due', with 'due_ms' WG_TIMER_OFF until they have run: a timer that
+ * their actions set again for 'now' waits for the next run. */
+static void
+take_due_peers(struct wg_device *dev, long long int now, struct ovs_list *due)
+{
+    while (!heap_is_empty(&dev->due_peers)) {
+        struct wg_peer *peer = CONTAINER_OF(heap_max(&dev->due_peers),
+                                            struct wg_peer, due_node);
+
+        if (peer->due_ms > now) {
+            break;
+        }
+        peer->due_ms = WG_TIMER_OFF;
+        heap_change(&dev->due_peers, &peer->due_node,
+                    due_priority(WG_TIMER_OFF));
+        ovs_list_push_back(due, &peer->due_run_node);
+    }
+}
+
+/* Fires the timers of the peers whose timers are due at 'now'. */
+static void
+run_due_timers(struct wg_device *dev, long long int now)
+{
+    struct ovs_list due = OVS_LIST_INITIALIZER(&due);
+    struct wg_peer *peer;
+
+    take_due_peers(dev, now, &due);
+    LIST_FOR_EACH_POP (peer, due_run_node, &due) {
+        struct timer_ctx ctx = { .dev = dev, .peer = peer };
+        long long int next;
+
+        wg_device_peer_sync(peer);
+        next = wg_timers_run(&peer->timers, now, &timer_actions, &ctx);
+        dev->n_peer_timer_runs++;
+        peer->due_ms = WG_TIMER_OFF;
+        peer_timer_armed(peer, next);
+    }
+}
+
 long long int
 wg_device_run(struct wg_device *dev)
 {
     long long int now = wg_device_now(dev);
-    long long int next = WG_TIMER_OFF;
-    struct wg_peer *peer;
 
     if (now < wg_device_next_deadline(dev)) {
         return wg_device_next_deadline(dev);
     }
-    /* Timers that the actions below set lower this again. */
-    dev->timers_next_ms = WG_TIMER_OFF;
+    dev->run_asked_ms = WG_TIMER_OFF;
     dev->in_run = true;
-    atomic_store_relaxed(&dev->unlocked_work, false);
-    dev->last_sync_ms = now;
     run_deferred_initiations(dev);
-    LIST_FOR_EACH (peer, list_node, &dev->peers) {
-        struct timer_ctx ctx = { .dev = dev, .peer = peer };
-
-        wg_device_peer_sync(peer);
-        next = MIN(next, wg_timers_run(&peer->timers, now, &timer_actions,
-                                       &ctx));
+    if (sync_deadline(dev) <= now) {
+        sync_all_peers(dev, now);
     }
+    run_due_timers(dev, now);
     dev->in_run = false;
-    dev->timers_next_ms = MIN(dev->timers_next_ms, next);
     return wg_device_next_deadline(dev);
 }
 
 long long int
 wg_device_next_deadline(const struct wg_device *dev)
 {
-    return MIN(dev->timers_next_ms, sync_deadline(dev));
+    long long int next = MIN(dev->run_asked_ms, sync_deadline(dev));
+
+    if (!heap_is_empty(&dev->due_peers)) {
+        const struct wg_peer *peer = CONTAINER_OF(heap_max(&dev->due_peers),
+                                                  struct wg_peer, due_node);
+
+        next = MIN(next, peer->due_ms);
+    }
+    return next;
 }
 
 #ifdef WG_TEST_HOOKS
@@ -1200,5 +1284,12 @@ wg_device_get_sizes_for_test(const struct wg_device *dev,
     sizes->n_trie_nodes = wg_allowedips_n_nodes(dev->allowedips);
     sizes->n_prefix_lists = wg_allowedips_n_peers(dev->allowedips);
     sizes->n_indices = wg_peer_index_count(&dev->indices);
+    sizes->n_due = heap_count(&dev->due_peers);
+}
+
+uint64_t
+wg_device_timer_runs_for_test(const struct wg_device *dev)
+{
+    return dev->n_peer_timer_runs;
 }
 #endif

@@ -126,9 +126,14 @@ struct wg_device_sizes {
     size_t n_trie_nodes;        /* Allowed-IPs trie nodes. */
     size_t n_prefix_lists;      /* Peers with a list of their prefixes. */
     size_t n_indices;           /* Receiver indices in use. */
+    size_t n_due;               /* Peers in the order of their timers. */
 };
 void wg_device_get_sizes_for_test(const struct wg_device *dev,
                                   struct wg_device_sizes *sizes);
+
+/* How many times wg_device_run() has run a peer's timers: for tests that
+ * check that it only looks at the peers whose timers are due. */
+uint64_t wg_device_timer_runs_for_test(const struct wg_device *dev);
 #endif
 
 /* Load: the device is "under load" (handshakes need a valid mac2, otherwise

@@ -31,6 +31,7 @@
 #include <sys/socket.h>
 #include <time.h>
 #include "cmap.h"
+#include "heap.h"
 #include "openvswitch/hmap.h"
 #include "openvswitch/list.h"
 #include "ovs-atomic.h"
@@ -70,6 +71,14 @@ struct wg_peer {
     struct wg_noise_keypairs keypairs;
     struct wg_cookie_maker cookie;
     struct wg_timers timers;
+
+    /* In the device's heap of peers by the next deadline of their timers,
+     * which is at least 'due_ms' (see wg_device_run()); in a run's list of
+     * due peers while their timers fire. */
+    struct heap_node due_node;
+    long long int due_ms;
+    struct heap *due_heap;
+    struct ovs_list due_run_node;
 
     /* Where to send: the source of the latest authenticated packet, and a
      * copy of it for senders without the device's lock (RCU, NULL when

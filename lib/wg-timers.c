@@ -36,8 +36,8 @@ static void
 timer_set(struct wg_timers *t, enum wg_timer timer, long long int when)
 {
     t->deadline_ms[timer] = when;
-    if (t->earliest_ms && when < *t->earliest_ms) {
-        *t->earliest_ms = when;
+    if (t->armed) {
+        t->armed(t->armed_aux, when);
     }
 }
 

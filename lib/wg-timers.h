@@ -58,11 +58,12 @@ struct wg_timers {
     long long int last_initiation_sent_ms;
     bool sent_any_initiation;
 
-    /* If nonnull (the owner sets it after wg_timers_init()): lowered to
-     * every deadline set, so that the owner of many timers keeps a lower
-     * bound of all their deadlines without looking at each (see
-     * wg_device_run()). */
-    long long int *earliest_ms;
+    /* If nonnull (the owner sets it after wg_timers_init()): called with
+     * 'armed_aux' and every deadline set, so that the owner of many
+     * timers keeps them in the order of their next deadline without
+     * looking at each (see wg_device_run()). */
+    void (*armed)(void *armed_aux, long long int when);
+    void *armed_aux;
 };
 
 /* What firing timers do to the peer; 'aux' is the run's 'aux'. */

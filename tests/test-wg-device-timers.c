@@ -18,9 +18,11 @@
 #include "wg-device.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 #include "test-wg-pair.h"
 #include "util.h"
+#include "wg-crypto.h"
 #include "wg-peer.h"
 #include "wg-timers.h"
 #include "wgtest.h"
@@ -463,6 +465,64 @@ test_device_persistent_keepalive(int argc OVS_UNUSED,
 }
 WGTEST_REGISTER("device-persistent-keepalive",
                 test_device_persistent_keepalive);
+
+/* Many peers, each retransmitting its initiation at its own deadlines:
+ * every retransmission happens, and a run looks only at the peers that
+ * are due, not at every peer. */
+static void
+test_device_timers_many_peers(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
+{
+    enum { N = 500, RETRIES = 4 };
+    struct sockaddr_in nobody = {
+        .sin_family = AF_INET,
+        .sin_port = htons(51899),
+        .sin_addr.s_addr = htonl(0x7f000063),   /* 127.0.0.99. */
+    };
+    struct wg_peer *peers[N];
+    struct wg_device_sizes sz;
+    struct wg_device *dev;
+    uint64_t runs;
+    struct wgpair p;
+    int sent;
+
+    wgpair_init(&p, NULL, NULL);
+    dev = p.node[0].dev;
+    for (int i = 0; i < N; i++) {
+        uint8_t priv[WG_KEY_LEN], pub[WG_KEY_LEN];
+
+        wg_crypto_generate_private_key(priv);
+        WGTEST_CHECK(wg_crypto_public_key(pub, priv));
+        WGTEST_CHECK(!wg_device_peer_add(dev, pub, &peers[i]));
+        WGTEST_CHECK(!wg_device_peer_set_endpoint(
+                         dev, peers[i], (struct sockaddr *) &nobody,
+                         sizeof nobody));
+        /* Its first keepalive finds no session and starts a handshake
+         * with nobody, whose initiation is retransmitted. */
+        wg_device_peer_set_persistent_keepalive(dev, peers[i], 25);
+        wgpair_deliver(&p);
+    }
+    sent = initiations(&p, 0);
+    WGTEST_CHECK(sent == N);
+
+    /* Each retransmission comes REKEY_TIMEOUT plus up to a third of a
+     * second after the last, so RETRIES of them within 22 s. */
+    runs = wg_device_timer_runs_for_test(dev);
+    wgpair_advance(&p, 22000);
+    WGTEST_CHECK(initiations(&p, 0) - sent == RETRIES * N);
+    runs = wg_device_timer_runs_for_test(dev) - runs;
+    printf("%d peers: %d retransmissions, %"PRIu64" peer timer runs\n",
+           N, RETRIES * N, runs);
+    WGTEST_CHECK(runs >= RETRIES * N && runs <= (RETRIES + 1) * N);
+
+    for (int i = 0; i < N; i++) {
+        wg_device_peer_remove(dev, peers[i]);
+    }
+    wg_device_get_sizes_for_test(dev, &sz);
+    WGTEST_CHECK(sz.n_peers == 1 && sz.n_due == 1);
+    wgpair_destroy(&p);
+    printf("timers of many peers ok\n");
+}
+WGTEST_REGISTER("device-timers-many-peers", test_device_timers_many_peers);
 
 static void
 test_device_give_up(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)

@@ -249,6 +249,7 @@ scale_check_sizes(const struct wg_device *dev, size_t peers, size_t k)
     WGTEST_CHECK(sz.n_trie_nodes <= 2 * sz.n_prefixes);
     WGTEST_CHECK(sz.n_prefix_lists == (k ? peers : 0));
     WGTEST_CHECK(sz.n_indices == 0);  /* No handshake was started. */
+    WGTEST_CHECK(sz.n_due == peers);
     WGTEST_CHECK(scale_live == peers);
 }
 
