@@ -306,6 +306,20 @@ due_priority(long long int when)
     return (uint64_t) LLONG_MAX - (uint64_t) MAX(when, 0);
 }
 
+/* When the timers of 'peer' are due, as its place in the heap says. */
+static long long int
+peer_due_ms(const struct wg_peer *peer)
+{
+    return LLONG_MAX - (long long int) peer->due_node.priority;
+}
+
+/* Puts 'peer' in its device's heap as due at 'when'. */
+static void
+peer_set_due(struct wg_peer *peer, long long int when)
+{
+    heap_change(peer->due_heap, &peer->due_node, due_priority(when));
+}
+
 /* The 'armed' hook of the timers of peer 'peer_': a timer of the peer was
  * set to go off at 'when'. */
 static void
@@ -313,9 +327,8 @@ peer_timer_armed(void *peer_, long long int when)
 {
     struct wg_peer *peer = peer_;
 
-    if (when < peer->due_ms) {
-        peer->due_ms = when;
-        heap_change(peer->due_heap, &peer->due_node, due_priority(when));
+    if (when < peer_due_ms(peer)) {
+        peer_set_due(peer, when);
     }
 }
 
@@ -339,7 +352,6 @@ wg_device_peer_add(struct wg_device *dev, const uint8_t pub[WG_KEY_LEN],
     if (!peer) {
         return EINVAL;
     }
-    peer->due_ms = WG_TIMER_OFF;
     peer->due_heap = &dev->due_peers;
     heap_insert(&dev->due_peers, &peer->due_node, due_priority(WG_TIMER_OFF));
     peer->timers.armed = peer_timer_armed;
@@ -1172,10 +1184,10 @@ sync_deadline(const struct wg_device *dev)
 /* The main loop calls wg_device_run() and wg_device_next_deadline() on
  * every iteration, and a port may have tens of thousands of peers: neither
  * looks at more peers than it has work for.  Each peer is in
- * 'dev->due_peers' by 'due_ms', which every deadline set lowers (the
- * timers' 'armed' hook) and which is thus never later than the peer's
- * next deadline; a timer stopped early at worst makes one look too many,
- * which sets 'due_ms' exact again.  A run takes in what senders and
+ * 'dev->due_peers' by when it is due, which every deadline set lowers
+ * (the timers' 'armed' hook) and which is thus never later than the
+ * peer's next deadline; a timer stopped early at worst makes one look too
+ * many, which sets it exact again.  A run takes in what senders and
  * receivers without the lock did for every peer only once per
  * WG_DEVICE_SYNC_MS while there is any, and otherwise only for the peers
  * whose timers are due. */
@@ -1194,7 +1206,7 @@ sync_all_peers(struct wg_device *dev, long long int now)
 }
 
 /* Takes the peers whose timers are due at 'now' out of their order into
- * 'due', with 'due_ms' WG_TIMER_OFF until they have run: a timer that
+ * 'due', due at WG_TIMER_OFF until they have run: a timer that
  * their actions set again for 'now' waits for the next run. */
 static void
 take_due_peers(struct wg_device *dev, long long int now, struct ovs_list *due)
@@ -1203,12 +1215,10 @@ take_due_peers(struct wg_device *dev, long long int now, struct ovs_list *due)
         struct wg_peer *peer = CONTAINER_OF(heap_max(&dev->due_peers),
                                             struct wg_peer, due_node);
 
-        if (peer->due_ms > now) {
+        if (peer_due_ms(peer) > now) {
             break;
         }
-        peer->due_ms = WG_TIMER_OFF;
-        heap_change(&dev->due_peers, &peer->due_node,
-                    due_priority(WG_TIMER_OFF));
+        peer_set_due(peer, WG_TIMER_OFF);
         ovs_list_push_back(due, &peer->due_run_node);
     }
 }
@@ -1228,8 +1238,7 @@ run_due_timers(struct wg_device *dev, long long int now)
         wg_device_peer_sync(peer);
         next = wg_timers_run(&peer->timers, now, &timer_actions, &ctx);
         dev->n_peer_timer_runs++;
-        peer->due_ms = WG_TIMER_OFF;
-        peer_timer_armed(peer, next);
+        peer_set_due(peer, next);
     }
 }
 
@@ -1261,7 +1270,7 @@ wg_device_next_deadline(const struct wg_device *dev)
         const struct wg_peer *peer = CONTAINER_OF(heap_max(&dev->due_peers),
                                                   struct wg_peer, due_node);
 
-        next = MIN(next, peer->due_ms);
+        next = MIN(next, peer_due_ms(peer));
     }
     return next;
 }

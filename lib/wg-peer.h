@@ -72,11 +72,10 @@ struct wg_peer {
     struct wg_cookie_maker cookie;
     struct wg_timers timers;
 
-    /* In the device's heap of peers by the next deadline of their timers,
-     * which is at least 'due_ms' (see wg_device_run()); in a run's list of
+    /* In the device's heap of peers by when their timers are due (never
+     * after their next deadline: see wg_device_run()); in a run's list of
      * due peers while their timers fire. */
     struct heap_node due_node;
-    long long int due_ms;
     struct heap *due_heap;
     struct ovs_list due_run_node;
 
