@@ -75,6 +75,7 @@ tests_wg_handshake_flood_SOURCES = tests/wg-handshake-flood.c
 tests_wg_handshake_flood_LDADD = $(WG_LDADD)
 
 EXTRA_DIST += $(TESTSUITE_AT) $(SYSTEM_TESTSUITE_AT) tests/atlocal.in \
+	tests/isolate.sh \
 	tests/tsan.supp \
 	tests/wg-frames.py tests/system-relay.py tests/wg-forge-relay.py \
 	tests/wg-dns-stub.py tests/wg-ecn-relay.py \
@@ -133,11 +134,13 @@ check-local: $(TESTSUITE) tests/ovs-links.stamp tests/atconfig tests/atlocal
 	    echo "Skipped tests and why:"; cat tests/testsuite-skips.log; \
 	  fi; exit $$rc
 
-# Root-only tests in network namespaces.
+# Root-only tests in network namespaces, run in a network and mount
+# namespace of their own (tests/isolate.sh), so that two suites on one
+# machine cannot touch each other's namespaces, devices or ports.
 check-system: all $(SYSTEM_TESTSUITE) tests/ovs-links.stamp tests/atconfig \
 		tests/atlocal
 	@rm -f tests/system-testsuite-skips.log tests/system-testsuite-report.log
-	$(SHELL) '$(SYSTEM_TESTSUITE)' -C tests \
+	$(srcdir)/tests/isolate.sh $(SHELL) '$(SYSTEM_TESTSUITE)' -C tests \
 	  AUTOTEST_PATH='$(AUTOTEST_PATH)' $(TESTSUITEFLAGS); rc=$$?; \
 	  if test -s tests/system-testsuite-report.log; then \
 	    echo "Measured by the tests:"; \
