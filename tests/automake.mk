@@ -255,7 +255,7 @@ STYLE_FILES = $(filter %.c %.h,$(lib_libovswireguard_la_SOURCES) \
 	$(utilities_ovs_wg_ipsecmb_bench_SOURCES))
 # OVS 3.5.0's checkpatch also checks a mail subject in file mode (the file
 # name): those lines are not about our code and are left out.
-check-style: check-layering check-flake8 check-thread-safety
+check-style: check-layering check-doc-figures check-flake8 check-thread-safety
 	@cd $(srcdir) && { python3 '$(OVS_SRCDIR)/utilities/checkpatch.py' -q \
 	  -f $(STYLE_FILES) 2>&1; echo "checkpatch exit status $$?"; } \
 	  | grep -v -e '^Subject missing! ' -e '^Subject: ' -e '^$$' \
@@ -272,6 +272,12 @@ check-style: check-layering check-flake8 check-thread-safety
 # runs.
 check-layering:
 	@python3 '$(srcdir)/utilities/checks/lib-layering' '$(srcdir)/lib'
+
+# The documentation's figures (Documentation/figures.inc): no two pages
+# state one measurement with different values, every figure has its date
+# and machine (utilities/checks/doc-figures says what counts).
+check-doc-figures:
+	@python3 '$(srcdir)/utilities/checks/doc-figures' '$(srcdir)'
 
 # clang's thread safety analysis (-Wthread-safety, errors) over the
 # library: OVS's lock annotations (OVS_REQUIRES, OVS_EXCLUDED, OVS_GUARDED_BY,
@@ -296,5 +302,6 @@ check-flake8:
 	  && echo "check-flake8: $(words $(FLAKE8_FILES)) files OK"; \
 	else echo "check-flake8: skipped (no flake8 for /usr/bin/python3)"; fi
 
-.PHONY: check-flake8 check-layering check-system check-style \
+.PHONY: check-doc-figures check-flake8 check-layering check-system \
+	check-style \
 	check-thread-safety clean-ovs-links

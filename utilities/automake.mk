@@ -13,8 +13,10 @@
 # limitations under the License.
 
 # Scripts: the sandbox helper behind "./quickstart demo" and benchmarks;
-# checks of the source tree ("make check-layering").
+# checks of the source tree ("make check-layering", "make
+# check-doc-figures").
 EXTRA_DIST += \
+	utilities/checks/doc-figures \
 	utilities/checks/lib-layering \
 	utilities/ovs-wg-demo \
 	utilities/ovs-wg-mkdeb \
