@@ -41,10 +41,15 @@ if [ "${OVSWG_ISOLATE:-1}" = 0 ]; then
     echo "isolate.sh: OVSWG_ISOLATE=0: the suite runs in this machine's namespaces" >&2
     exec "$@"
 fi
-if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null; then
-    echo "isolate.sh: not root or no unshare: the suite runs in this machine's namespaces" >&2
+if [ "$(id -u)" != 0 ]; then
+    echo "isolate.sh: not root: the suite runs in this machine's namespaces" >&2
     exec "$@"
 fi
+for tool in unshare nsenter mount ip; do
+    command -v $tool >/dev/null && continue
+    echo "isolate.sh: no $tool (util-linux, mount, iproute2): cannot give the suite namespaces of its own" >&2
+    exit 1
+done
 if [ -n "${OVSWG_ISOLATED:-}" ]; then
     exec "$@"                   # already inside (a nested make)
 fi
