@@ -37,6 +37,7 @@ TESTSUITE_AT = \
 	tests/wg-uapi.at \
 	tests/udp-batch.at \
 	tests/bridge-l2.at \
+	tests/ul-underlay.at \
 	tests/wg-config.at \
 	tests/wg-crypto.at \
 	tests/wg-allowedips.at \
