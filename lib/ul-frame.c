@@ -475,7 +475,7 @@ rx_ip6(struct rx_ctx *c)
     c->rx->ipv6 = true;
     if (c->len < ETH_HEADER_LEN + IPV6_HEADER_LEN) {
         return rx_drop(c, UL_FRAME_R_TRUNCATED);
-    } else if (get_16aligned_be32(&ip6->ip6_flow) >> 28 != 6) {
+    } else if (ntohl(get_16aligned_be32(&ip6->ip6_flow)) >> 28 != 6) {
         return rx_drop(c, UL_FRAME_R_IP_HDR);
     } else if (plen > c->len - ETH_HEADER_LEN - IPV6_HEADER_LEN) {
         return rx_drop(c, UL_FRAME_R_TRUNCATED);
