@@ -463,38 +463,68 @@ ip6_dst_ours(const struct in6_addr *own, const struct in6_addr *dst,
                          || ipv6_addr_equals(dst, &in6addr_all_hosts))));
 }
 
+/* The checks of the IPv6 header 'ip6' of a frame with 'l3' bytes after the
+ * Ethernet header, up to its destination. */
+static enum ul_frame_reason
+ip6_judge(const struct ul_frame_host *host,
+          const struct ovs_16aligned_ip6_hdr *ip6, size_t l3)
+{
+    struct in6_addr dst;
+
+    if (l3 < IPV6_HEADER_LEN) {
+        return UL_FRAME_R_TRUNCATED;
+    } else if (ntohl(get_16aligned_be32(&ip6->ip6_flow)) >> 28 != 6) {
+        return UL_FRAME_R_IP_HDR;
+    } else if (ntohs(ip6->ip6_plen) > l3 - IPV6_HEADER_LEN) {
+        return UL_FRAME_R_TRUNCATED;
+    } else if (ip6->ip6_nxt == IPPROTO_FRAGMENT) {
+        return UL_FRAME_R_FRAGMENT;
+    }
+    memcpy(&dst, &ip6->ip6_dst, sizeof dst);
+    return (ip6_dst_ours(&host->ip6, &dst, ip6->ip6_nxt == IPPROTO_ICMPV6)
+            ? UL_FRAME_R_OK : UL_FRAME_R_NOT_OUR_IP);
+}
+
 static enum ul_frame_kind
 rx_ip6(struct rx_ctx *c)
 {
     const uint8_t *l3 = c->p + ETH_HEADER_LEN;
     const struct ovs_16aligned_ip6_hdr *ip6 = (const void *) l3;
-    size_t plen = c->len >= UL_FRAME_HEADROOM6 - UDP_HEADER_LEN
-                  ? ntohs(ip6->ip6_plen) : 0;
-    struct in6_addr src, dst;
+    enum ul_frame_reason r = ip6_judge(c->host, ip6, c->len - ETH_HEADER_LEN);
+    struct in6_addr src;
 
     c->rx->ipv6 = true;
-    if (c->len < ETH_HEADER_LEN + IPV6_HEADER_LEN) {
-        return rx_drop(c, UL_FRAME_R_TRUNCATED);
-    } else if (ntohl(get_16aligned_be32(&ip6->ip6_flow)) >> 28 != 6) {
-        return rx_drop(c, UL_FRAME_R_IP_HDR);
-    } else if (plen > c->len - ETH_HEADER_LEN - IPV6_HEADER_LEN) {
-        return rx_drop(c, UL_FRAME_R_TRUNCATED);
-    } else if (ip6->ip6_nxt == IPPROTO_FRAGMENT) {
-        return rx_drop(c, UL_FRAME_R_FRAGMENT);
+    if (r != UL_FRAME_R_OK) {
+        return rx_drop(c, r);
     }
     memcpy(&src, &ip6->ip6_src, sizeof src);
-    memcpy(&dst, &ip6->ip6_dst, sizeof dst);
-    if (!ip6_dst_ours(&c->host->ip6, &dst, ip6->ip6_nxt == IPPROTO_ICMPV6)) {
-        return rx_drop(c, UL_FRAME_R_NOT_OUR_IP);
-    } else if (ip6->ip6_nxt == IPPROTO_ICMPV6) {
-        return rx_icmp6(c, ip6, plen, &src);
+    if (ip6->ip6_nxt == IPPROTO_ICMPV6) {
+        return rx_icmp6(c, ip6, ntohs(ip6->ip6_plen), &src);
     } else if (ip6->ip6_nxt != IPPROTO_UDP) {
         return rx_drop(c, UL_FRAME_R_NOT_UDP);
     }
     c->rx->addr = src;
     c->rx->tos = ntohl(get_16aligned_be32(&ip6->ip6_flow)) >> 20;
-    return rx_udp(c, UL_FRAME_HEADROOM6 - UDP_HEADER_LEN, plen,
+    return rx_udp(c, ETH_HEADER_LEN + IPV6_HEADER_LEN, ntohs(ip6->ip6_plen),
                   packet_csum_pseudoheader6(ip6));
+}
+
+/* A frame for us of Ethernet type 'type'. */
+static enum ul_frame_kind
+rx_l3(struct rx_ctx *c, uint16_t type)
+{
+    switch (type) {
+    case ETH_TYPE_ARP:
+        return rx_arp(c);
+    case ETH_TYPE_IP:
+        return rx_ip4(c);
+    case ETH_TYPE_IPV6:
+        return rx_ip6(c);
+    case ETH_TYPE_VLAN_8021Q:
+    case ETH_TYPE_VLAN_8021AD:
+        return rx_drop(c, UL_FRAME_R_VLAN);
+    }
+    return rx_drop(c, UL_FRAME_R_ETHERTYPE);
 }
 
 enum ul_frame_kind
@@ -516,16 +546,5 @@ ul_frame_classify(const struct ul_frame_host *host, const void *frame,
         return rx_drop(&c, r);
     }
     rx->mac = eth->eth_src;
-    switch (ntohs(eth->eth_type)) {
-    case ETH_TYPE_ARP:
-        return rx_arp(&c);
-    case ETH_TYPE_IP:
-        return rx_ip4(&c);
-    case ETH_TYPE_IPV6:
-        return rx_ip6(&c);
-    case ETH_TYPE_VLAN_8021Q:
-    case ETH_TYPE_VLAN_8021AD:
-        return rx_drop(&c, UL_FRAME_R_VLAN);
-    }
-    return rx_drop(&c, UL_FRAME_R_ETHERTYPE);
+    return rx_l3(&c, ntohs(eth->eth_type));
 }
