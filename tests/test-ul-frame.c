@@ -301,41 +301,43 @@ enum base { WG4, WG6, ARP, NS, NA, N_BASES };
  * ones by the peer's ul_frame_*(), checked against OVS above). */
 static void refix(uint8_t *p, size_t len);
 
+/* Writes the IPv6 (or IPv4) header of a datagram of 'udp_len' bytes from
+ * 's' to 'd' at 'p'. */
+static void
+mk_ip(uint8_t *p, bool v6, const struct in6_addr *s, const struct in6_addr *d,
+      size_t udp_len)
+{
+    if (v6) {
+        p[0] = 0x60;
+        p[5] = udp_len;                     /* Payload length. */
+        p[6] = IPPROTO_UDP;
+        p[7] = 64;
+        memcpy(p + 8, s, 16);
+        memcpy(p + 24, d, 16);
+    } else {
+        p[0] = 0x45;
+        p[3] = IP_HEADER_LEN + udp_len;     /* Total length. */
+        p[8] = 64;
+        p[9] = IPPROTO_UDP;
+        memcpy(p + 12, &s->s6_addr[12], 4);
+        memcpy(p + 16, &d->s6_addr[12], 4);
+    }
+}
+
+/* A WireGuard keepalive-sized message from the peer to us. */
 static size_t
-mk_base(uint8_t *p, enum base base)
+mk_wg(uint8_t *p, bool v6)
 {
     struct ul_frame_host us = host_us(), peer = host_peer();
-    bool v6 = base == WG6;
-    size_t l3 = ETH_HEADER_LEN, l4 = v6 ? 54 : 34, n = l4 + 8 + 32;
     struct in6_addr s = host_addr(&peer, v6), d = host_addr(&us, v6);
+    size_t l4 = ul_frame_headroom(v6) - UDP_HEADER_LEN, n = l4 + 8 + 32;
 
-    if (base == ARP) {
-        return ul_frame_arp(p, &peer, ARP_OP_REQUEST, eth_addr_broadcast,
-                            eth_addr_zero, us.ip4);
-    } else if (base == NS || base == NA) {
-        return (base == NS ? ul_frame_ns(p, &peer, &us.ip6, NULL)
-                : ul_frame_na(p, &peer, us.mac, &us.ip6));
-    }
     memset(p, 0, n);
     memcpy(p, &us.mac, 6);
     memcpy(p + 6, &peer.mac, 6);
     p[12] = v6 ? 0x86 : 0x08;
     p[13] = v6 ? 0xdd : 0x00;
-    if (v6) {
-        p[l3] = 0x60;
-        p[l3 + 5] = 40;                     /* Payload length. */
-        p[l3 + 6] = IPPROTO_UDP;
-        p[l3 + 7] = 64;
-        memcpy(p + l3 + 8, &s, 16);
-        memcpy(p + l3 + 24, &d, 16);
-    } else {
-        p[l3] = 0x45;
-        p[l3 + 3] = 60;                     /* Total length. */
-        p[l3 + 8] = 64;
-        p[l3 + 9] = IPPROTO_UDP;
-        memcpy(p + l3 + 12, &s.s6_addr[12], 4);
-        memcpy(p + l3 + 16, &d.s6_addr[12], 4);
-    }
+    mk_ip(p + ETH_HEADER_LEN, v6, &s, &d, 40);
     p[l4] = 40000 >> 8;
     p[l4 + 1] = 40000 & 0xff;
     p[l4 + 2] = 51820 >> 8;
@@ -344,6 +346,27 @@ mk_base(uint8_t *p, enum base base)
     put_msg(p + l4 + 8, 4, 32);
     refix(p, n);
     return n;
+}
+
+static size_t
+mk_base(uint8_t *p, enum base base)
+{
+    struct ul_frame_host us = host_us(), peer = host_peer();
+
+    switch (base) {
+    case ARP:
+        return ul_frame_arp(p, &peer, ARP_OP_REQUEST, eth_addr_broadcast,
+                            eth_addr_zero, us.ip4);
+    case NS:
+        return ul_frame_ns(p, &peer, &us.ip6, NULL);
+    case NA:
+        return ul_frame_na(p, &peer, us.mac, &us.ip6);
+    case WG4:
+    case WG6:
+    case N_BASES:
+    default:
+        return mk_wg(p, base == WG6);
+    }
 }
 
 /* Recomputes the IPv4 header checksum and the UDP or ICMPv6 checksum of
