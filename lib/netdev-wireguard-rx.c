@@ -34,6 +34,7 @@
 #include "pkt-ip.h"
 #include "pkt-pool.h"
 #include "timeval.h"
+#include "socket-util.h"
 #include "util.h"
 #include "wg-device.h"
 
@@ -485,11 +486,11 @@ netdev_wg_rx_deliver_unlocked(struct netdev_wg_rxq *q, size_t n)
 
 /* Handshake messages on PMD threads. */
 
+/* The length of the sender's address of 'buf' (the socket's family). */
 static socklen_t
 netdev_wg_src_len(const struct udp_batch_rx_buf *buf)
 {
-    return (buf->src.sa.sa_family == AF_INET6
-            ? sizeof buf->src.sin6 : sizeof buf->src.sin);
+    return sa_length(&buf->src.sa);
 }
 
 /* Leaves handshake message 'msg' from 'buf''s source to the main thread
