@@ -117,6 +117,23 @@ wg_device_destroy(struct wg_device *dev)
     }
 }
 
+/* Removes the peer with public key 'pub', if any, calling 'removing' (if
+ * nonnull) first. */
+static void
+remove_peer_with_key(struct wg_device *dev, const uint8_t pub[WG_KEY_LEN],
+                     void (*removing)(void *aux, struct wg_peer *),
+                     void *aux)
+{
+    struct wg_peer *peer = wg_device_peer_lookup(dev, pub);
+
+    if (peer) {
+        if (removing) {
+            removing(aux, peer);
+        }
+        wg_device_peer_remove(dev, peer);
+    }
+}
+
 /* After an identity change: fresh cookie keys, every peer's static-static
  * DH recomputed and its sessions dropped. */
 static void
@@ -139,7 +156,6 @@ wg_device_set_private_key(struct wg_device *dev,
                           const uint8_t priv[WG_KEY_LEN])
 {
     struct wg_noise_identity id;
-    struct wg_peer *self;
 
     memset(&id, 0, sizeof id);
     if (!wg_noise_identity_set(&id, priv)) {
@@ -150,9 +166,8 @@ wg_device_set_private_key(struct wg_device *dev,
         wg_noise_identity_clear(&id);
         return 0;
     }
-    self = id.has_key ? wg_device_peer_lookup(dev, id.static_public) : NULL;
-    if (self) {
-        wg_device_peer_remove(dev, self);
+    if (id.has_key) {
+        remove_peer_with_key(dev, id.static_public, NULL, NULL);
     }
     dev->identity = id;
     wg_noise_identity_clear(&id);
@@ -374,6 +389,19 @@ wg_device_peer_remove(struct wg_device *dev, struct wg_peer *peer)
     ovs_list_remove(&peer->list_node);
     heap_remove(&dev->due_peers, &peer->due_node);
     wg_peer_destroy(peer);
+}
+
+void
+wg_device_peer_remove_own(struct wg_device *dev,
+                          const uint8_t priv[WG_KEY_LEN],
+                          void (*removing)(void *aux, struct wg_peer *),
+                          void *aux)
+{
+    uint8_t pub[WG_KEY_LEN];
+
+    if (wg_crypto_public_key(pub, priv)) {
+        remove_peer_with_key(dev, pub, removing, aux);
+    }
 }
 
 void

@@ -177,6 +177,16 @@ void wg_device_peer_remove(struct wg_device *dev, struct wg_peer *peer);
 /* Removes every peer. */
 void wg_device_peer_remove_all(struct wg_device *dev);
 
+/* Removes the peer whose public key is that of private key 'priv' (a key
+ * about to become the device's own: no peer may carry it), calling
+ * 'removing' (if nonnull) with 'aux' and the peer first, so that the
+ * caller lets go of what it attached to the peer.  Does nothing if no peer
+ * has that key or 'priv' is not a usable key. */
+void wg_device_peer_remove_own(struct wg_device *dev,
+                               const uint8_t priv[WG_KEY_LEN],
+                               void (*removing)(void *aux, struct wg_peer *),
+                               void *aux);
+
 /* Returns the peer with public key 'pub', or NULL. */
 struct wg_peer *wg_device_peer_lookup(const struct wg_device *dev,
                                       const uint8_t pub[WG_KEY_LEN]);

@@ -361,24 +361,17 @@ remove_peer(struct uapi_ctx *ctx, struct wg_peer *peer)
 static int
 apply_private_key(struct uapi_ctx *ctx, const uint8_t priv[WG_KEY_LEN])
 {
-    uint8_t old[WG_KEY_LEN], pub[WG_KEY_LEN];
+    uint8_t old[WG_KEY_LEN];
     bool zero = wg_crypto_is_zero(priv, WG_KEY_LEN);
     bool had = wg_device_get_private_key(ctx->dev, old);
-    struct wg_peer *self;
     int error = 0;
 
     if (zero ? !had : had && wg_crypto_equal(old, priv, WG_KEY_LEN)) {
         goto out;
     }
     if (!zero) {
-        if (!wg_crypto_public_key(pub, priv)) {
-            error = EINVAL;
-            goto out;
-        }
-        self = wg_device_peer_lookup(ctx->dev, pub);
-        if (self) {
-            remove_peer(ctx, self);
-        }
+        wg_device_peer_remove_own(ctx->dev, priv, ctx->hooks->peer_removing,
+                                  ctx->aux);
     }
     error = wg_device_set_private_key(ctx->dev, zero ? NULL : priv);
     if (!error && ctx->hooks->private_key_changed) {
