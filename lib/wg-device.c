@@ -438,17 +438,46 @@ wg_device_peer_count(const struct wg_device *dev)
     return hmap_count(&dev->peers_by_key);
 }
 
-uint8_t (*wg_device_peer_keys(const struct wg_device *dev))[WG_KEY_LEN]
+void
+wg_device_peer_walk_start(struct wg_device_peer_walk *walk,
+                          const struct wg_device *dev)
 {
-    uint8_t (*keys)[WG_KEY_LEN] = xmalloc(MAX(1, wg_device_peer_count(dev))
-                                          * sizeof *keys);
     const struct wg_peer *peer;
-    size_t n = 0;
 
+    walk->keys = xmalloc(MAX(1, wg_device_peer_count(dev))
+                         * sizeof *walk->keys);
+    walk->n = walk->next = 0;
     LIST_FOR_EACH (peer, list_node, &dev->peers) {
-        memcpy(keys[n++], peer->public_key, WG_KEY_LEN);
+        memcpy(walk->keys[walk->n++], peer->public_key, WG_KEY_LEN);
     }
-    return keys;
+}
+
+bool
+wg_device_peer_walk_started(const struct wg_device_peer_walk *walk)
+{
+    return walk->keys != NULL;
+}
+
+const struct wg_peer *
+wg_device_peer_walk_next(struct wg_device_peer_walk *walk,
+                         const struct wg_device *dev)
+{
+    while (walk->next < walk->n) {
+        const struct wg_peer *peer
+            = wg_device_peer_lookup(dev, walk->keys[walk->next++]);
+
+        if (peer) {
+            return peer;
+        }
+    }
+    return NULL;
+}
+
+void
+wg_device_peer_walk_destroy(struct wg_device_peer_walk *walk)
+{
+    free(walk->keys);
+    memset(walk, 0, sizeof *walk);
 }
 
 bool

@@ -198,10 +198,29 @@ struct wg_peer *wg_device_peer_next(const struct wg_device *dev,
                                     const struct wg_peer *peer);
 size_t wg_device_peer_count(const struct wg_device *dev);
 
-/* The public keys of the device's peers, in their order, in a new array
- * of wg_device_peer_count() keys that the caller frees: what long listings
- * walk a slice at a time, looking each key up again at its turn. */
-uint8_t (*wg_device_peer_keys(const struct wg_device *dev))[WG_KEY_LEN];
+/* A walk over the device's peers that may span many slices of the main
+ * loop (a long listing): it holds the public keys of the peers there when
+ * it started, in their order, and looks each up again at its turn, so that
+ * a peer removed in between is skipped and one added is not listed.  A
+ * zeroed walk has not started. */
+struct wg_device_peer_walk {
+    uint8_t (*keys)[WG_KEY_LEN];
+    size_t n, next;
+};
+
+/* Starts 'walk' over the peers of 'dev'. */
+void wg_device_peer_walk_start(struct wg_device_peer_walk *walk,
+                               const struct wg_device *dev);
+
+/* Whether 'walk' has started and not been destroyed since. */
+bool wg_device_peer_walk_started(const struct wg_device_peer_walk *walk);
+
+/* Returns the next peer of 'walk' still in 'dev', or NULL at its end. */
+const struct wg_peer *wg_device_peer_walk_next(
+    struct wg_device_peer_walk *walk, const struct wg_device *dev);
+
+/* Frees what 'walk' holds and makes it a walk that has not started. */
+void wg_device_peer_walk_destroy(struct wg_device_peer_walk *walk);
 
 /* Copies the preshared key of 'peer' into 'psk' and returns true, or
  * returns false if it has none.  For the UAPI's get reply only; the caller

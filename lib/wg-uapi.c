@@ -550,8 +550,7 @@ struct wg_uapi_job {
     const char *what;           /* Set: where parsing failed. */
     struct uapi_op *ops;        /* Set: the peer section being applied. */
     size_t n_ops, allocated_ops;
-    uint8_t (*keys)[WG_KEY_LEN];    /* Get: peers at the first step. */
-    size_t n_keys, next_key;
+    struct wg_device_peer_walk walk;    /* Get: peers of the first step. */
 };
 
 /* Lines parsed per step of the check: a step is short, and a deadline
@@ -719,24 +718,21 @@ get_start(struct wg_uapi_job *job, struct uapi_ctx *ctx, struct ds *reply)
     if (port) {
         put_line(reply, "listen_port=%"PRIu16"\n", port);
     }
-    job->n_keys = wg_device_peer_count(dev);
-    job->keys = wg_device_peer_keys(dev);
+    wg_device_peer_walk_start(&job->walk, dev);
 }
 
 /* Get: lists the next peer that is still there. */
 static void
 get_step(struct wg_uapi_job *job, struct uapi_ctx *ctx, struct ds *reply)
 {
-    while (job->next_key < job->n_keys) {
-        const struct wg_peer *peer
-            = wg_device_peer_lookup(ctx->dev, job->keys[job->next_key++]);
+    const struct wg_peer *peer = wg_device_peer_walk_next(&job->walk,
+                                                          ctx->dev);
 
-        if (peer) {
-            put_peer(ctx->dev, peer, reply);
-            return;
-        }
+    if (peer) {
+        put_peer(ctx->dev, peer, reply);
+    } else {
+        job_finish(job, 0, reply);
     }
-    job_finish(job, 0, reply);
 }
 
 static void
@@ -841,7 +837,7 @@ wg_uapi_job_destroy(struct wg_uapi_job *job)
     if (job) {
         wg_crypto_wipe(job->ops, job->allocated_ops * sizeof *job->ops);
         free(job->ops);
-        free(job->keys);
+        wg_device_peer_walk_destroy(&job->walk);
         free(job);
     }
 }
