@@ -460,31 +460,49 @@ opener_init(struct wg_device_opener *op, struct wg_peer *peer,
     op->opened = false;
 }
 
-/* The first step of a data message: finds the live keypair it is for and
- * holds it in '*op'.  A message for no session may bring a handshake for a
- * session this device forgot. */
+/* Finds the keypair that data message 'hdr' is for, if it can still
+ * receive at 'now', and holds it in '*op' (a reference taken).  With the
+ * device's lock held ('any'), any keypair of the peer will do: previous,
+ * current or next.  Without it, only the peer's current one, read under
+ * RCU, and only while its last reference is not gone.  Returns
+ * WG_DEVICE_RX_DATA, or why there is none. */
+static enum wg_device_rx
+hold_keypair(struct wg_device *dev, const struct wg_msg_data *hdr,
+             long long int now, bool any, struct wg_device_opener *op)
+{
+    uint32_t index = le32toh(hdr->receiver);
+    struct wg_peer *peer = wg_peer_index_lookup(&dev->indices, index);
+    struct wg_noise_keypair *kp;
+
+    kp = (!peer ? NULL
+          : any ? wg_noise_keypairs_find(&peer->keypairs, index)
+          : wg_noise_keypairs_current_for(&peer->keypairs, index));
+    if (!kp) {
+        return WG_DEVICE_DROP_UNKNOWN_INDEX;
+    }
+    if (!wg_noise_keypair_can_receive(kp, now)
+        || !wg_noise_keypair_try_ref(kp)) {
+        return WG_DEVICE_DROP_KEY_EXPIRED;
+    }
+    opener_init(op, peer, kp, hdr);
+    return WG_DEVICE_RX_DATA;
+}
+
+/* The first step of a data message, under the device's lock: finds the
+ * live keypair it is for and holds it in '*op'.  A message for no session
+ * may bring a handshake for a session this device forgot. */
 static enum wg_device_rx
 data_begin(struct wg_device *dev, const struct sockaddr *src,
            socklen_t src_len, const uint8_t *buf, long long int now,
            struct wg_device_opener *op)
 {
-    const struct wg_msg_data *hdr = (const void *) buf;
-    uint32_t index = le32toh(hdr->receiver);
-    struct wg_noise_keypair *kp;
-    struct wg_peer *peer;
+    enum wg_device_rx rx = hold_keypair(dev, (const void *) buf, now, true,
+                                        op);
 
-    peer = wg_peer_index_lookup(&dev->indices, index);
-    kp = peer ? wg_noise_keypairs_find(&peer->keypairs, index) : NULL;
-    if (!kp) {
+    if (rx == WG_DEVICE_DROP_UNKNOWN_INDEX) {
         handshake_for_forgotten_session(dev, src, src_len, now);
-        return WG_DEVICE_DROP_UNKNOWN_INDEX;
     }
-    if (!wg_noise_keypair_can_receive(kp, now)) {
-        return WG_DEVICE_DROP_KEY_EXPIRED;
-    }
-    wg_noise_keypair_ref(kp);
-    opener_init(op, peer, kp, hdr);
-    return WG_DEVICE_RX_DATA;
+    return rx;
 }
 
 /* The last step's checks: the message opened, its keypair is still its
@@ -705,26 +723,12 @@ wg_device_decrypt_begin_unlocked(struct wg_device *dev, const uint8_t *buf,
                                  size_t len, long long int now,
                                  struct wg_device_opener *op)
 {
-    const struct wg_msg_data *hdr = (const void *) buf;
-    struct wg_noise_keypair *kp;
-    struct wg_peer *peer;
     uint32_t type = 0;
 
-    if (classify(buf, len, &type) != WG_DEVICE_RX_DATA
-        || type != WG_MSG_DATA) {
-        return false;
-    }
-    peer = wg_peer_index_lookup(&dev->indices, le32toh(hdr->receiver));
-    kp = (peer
-          ? wg_noise_keypairs_current_for(&peer->keypairs,
-                                          le32toh(hdr->receiver))
-          : NULL);
-    if (!kp || !wg_noise_keypair_can_receive(kp, now)
-        || !wg_noise_keypair_try_ref(kp)) {
-        return false;
-    }
-    opener_init(op, peer, kp, hdr);
-    return true;
+    return (classify(buf, len, &type) == WG_DEVICE_RX_DATA
+            && type == WG_MSG_DATA
+            && hold_keypair(dev, (const void *) buf, now, false, op)
+               == WG_DEVICE_RX_DATA);
 }
 
 /* Whether an initiator's keypair 'kp' is old enough that a received
@@ -762,31 +766,6 @@ void
 wg_device_rx_run_init(struct wg_device_rx_run *run)
 {
     memset(run, 0, sizeof *run);
-}
-
-/* Leaves the replay window that 'run' holds, if any. */
-static void
-run_release_window(struct wg_device_rx_run *run)
-    OVS_NO_THREAD_SAFETY_ANALYSIS   /* Held since run_hold_window(). */
-{
-    if (run->kp) {
-        wg_noise_keypair_replay_unlock(run->kp);
-        wg_noise_keypair_unref(run->kp);
-        run->kp = NULL;
-    }
-}
-
-/* Makes 'run' hold 'kp''s replay window (and a reference to 'kp'). */
-static void
-run_hold_window(struct wg_device_rx_run *run, struct wg_noise_keypair *kp)
-    OVS_NO_THREAD_SAFETY_ANALYSIS   /* Until run_release_window(). */
-{
-    if (run->kp != kp) {
-        run_release_window(run);
-        wg_noise_keypair_ref(kp);
-        wg_noise_keypair_replay_lock(kp);
-        run->kp = kp;
-    }
 }
 
 /* Hands what 'run' counted to its peer. */
@@ -830,7 +809,6 @@ wg_device_decrypt_end_unlocked(struct wg_device *dev,
                                struct wg_device_opener *op,
                                struct wg_device_rx_result *out,
                                enum wg_device_rx *rxp)
-    OVS_NO_THREAD_SAFETY_ANALYSIS   /* run_hold_window() locks op->kp's. */
 {
     struct wg_peer *peer = unlocked_end_peer(src, src_len, op, now);
     enum wg_device_rx rx;
@@ -839,8 +817,7 @@ wg_device_decrypt_end_unlocked(struct wg_device *dev,
         return false;
     }
     memset(out, 0, sizeof *out);
-    run_hold_window(run, op->kp);
-    if (!wg_noise_keypair_replay_accept_locked(op->kp, op->counter)) {
+    if (!wg_noise_keypair_replay_accept(op->kp, op->counter)) {
         rx = WG_DEVICE_DROP_REPLAYED;
     } else {
         rx = data_inner(dev, peer, buf, len, out);
@@ -855,7 +832,6 @@ wg_device_decrypt_end_unlocked(struct wg_device *dev,
 void
 wg_device_rx_run_end(struct wg_device *dev, struct wg_device_rx_run *run)
 {
-    run_release_window(run);
     run_flush_counts(dev, run);
 }
 

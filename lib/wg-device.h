@@ -572,13 +572,12 @@ enum wg_device_rx wg_device_decrypt_end(struct wg_device *dev,
  * caller ends the message with wg_device_decrypt_end() under its lock.
  *
  * Messages ended one after the other make a run ('*run', set up by
- * wg_device_rx_run_init()): the replay window of a keypair stays locked
- * from one of its messages to the next, and the peer's counters and times
- * are handed over once per peer, when the run ends
- * (wg_device_rx_run_end()).  End a run before taking the caller's lock or
+ * wg_device_rx_run_init()): the peer's counters and times are handed over
+ * once per peer, when the run ends (wg_device_rx_run_end()).  Each message
+ * takes and leaves its keypair's replay window lock on its own, so no lock
+ * is held between calls.  End a run before taking the caller's lock or
  * quiescing. */
 struct wg_device_rx_run {
-    struct wg_noise_keypair *kp;    /* Its replay window locked, or NULL. */
     struct wg_peer *peer;           /* Whose messages are counted below. */
     uint64_t packets;
     uint64_t bytes;

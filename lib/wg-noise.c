@@ -847,24 +847,11 @@ wg_noise_keypair_can_receive(struct wg_noise_keypair *kp,
     return valid;
 }
 
-void
-wg_noise_keypair_replay_lock(struct wg_noise_keypair *kp)
-    OVS_NO_THREAD_SAFETY_ANALYSIS
-{
-    ovs_mutex_lock(&kp->replay_mutex);
-}
-
-void
-wg_noise_keypair_replay_unlock(struct wg_noise_keypair *kp)
-    OVS_NO_THREAD_SAFETY_ANALYSIS
-{
-    ovs_mutex_unlock(&kp->replay_mutex);
-}
-
-bool
-wg_noise_keypair_replay_accept_locked(struct wg_noise_keypair *kp,
-                                      uint64_t counter)
-    OVS_NO_THREAD_SAFETY_ANALYSIS
+/* wg_noise_keypair_replay_accept() under the window's lock (a leaf: no
+ * other lock is taken while it is held). */
+static bool
+replay_accept_locked(struct wg_noise_keypair *kp, uint64_t counter)
+    OVS_REQUIRES(kp->replay_mutex)
 {
     bool fresh = wg_replay_check_and_update(&kp->replay, counter,
                                             WG_REJECT_AFTER_MESSAGES);
@@ -882,9 +869,9 @@ wg_noise_keypair_replay_accept(struct wg_noise_keypair *kp, uint64_t counter)
 {
     bool fresh;
 
-    wg_noise_keypair_replay_lock(kp);
-    fresh = wg_noise_keypair_replay_accept_locked(kp, counter);
-    wg_noise_keypair_replay_unlock(kp);
+    ovs_mutex_lock(&kp->replay_mutex);
+    fresh = replay_accept_locked(kp, counter);
+    ovs_mutex_unlock(&kp->replay_mutex);
     return fresh;
 }
 
