@@ -203,6 +203,8 @@ struct netdev_wg_pending {
  * before they are sealed. */
 struct netdev_wg_cut {
     struct dp_packet *pkt;      /* Owned until cut. */
+    const uint8_t *inner;       /* The super-packet in 'pkt'... */
+    size_t len;                 /* ...and its length. */
     uint8_t *base;              /* First of its 'n_slots' slots. */
     size_t n_slots;
     size_t mss;                 /* TCP payload bytes per segment. */

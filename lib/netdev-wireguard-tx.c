@@ -237,33 +237,203 @@ netdev_wg_tx_fill_csum(struct netdev_wg_tx *tx, uint8_t *inner, size_t len)
     netdev_wg_counter_add(&tx->counts.csum_filled, 1);
 }
 
-/* Encrypts and queues one inner packet of at most the MTU, 'inner' (the
- * caller's packet, ours: written only to complete its checksum if it
- * asked for that, 'fill_csum'), straight from the packet into a message
- * slot.  A batch whose seals wait until the port's lock is released (a
- * transmit queue's) seals from a copy in the slot: the caller frees the
- * packet before then. */
-static void
-netdev_wg_send_one(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
-                   struct wg_peer *peer, uint8_t *inner, size_t len,
-                   bool fill_csum)
-{
-    uint8_t *slot = netdev_wg_slots_acquire(wg, tx, 1);
+/* Where a send without the lock goes: the peer's endpoint; and when. */
+struct netdev_wg_unlocked_dst {
+    struct wg_peer *peer;
+    struct sockaddr_storage ss;
+    socklen_t len;
+    long long int now;
+};
 
-    if (!slot) {
+/* Cancels the 'n' pending messages of 'tx' from 'first' on: each releases
+ * its keypair and leaves its slot unused until the flush.  Returns their
+ * inner bytes. */
+static size_t
+netdev_wg_tx_cancel(struct netdev_wg_tx *tx, size_t first, size_t n)
+{
+    size_t bytes = 0;
+
+    for (size_t i = first; i < first + n; i++) {
+        bytes += tx->pending[i].sealer.inner_len;
+        wg_device_encrypt_cancel(&tx->pending[i].sealer);
+        tx->pending[i].slot = NULL;
+    }
+    return bytes;
+}
+
+/* Begins the message of 'len' inner bytes in 'slot' of 'tx' for 'd',
+ * reserved in 'r', and makes it wait in 'tx' with outer TOS 'tos'.
+ * Returns its length, or a negative value. */
+static int
+netdev_wg_begin_reserved(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
+                         const struct netdev_wg_unlocked_dst *d,
+                         struct wg_device_reservation *r, uint8_t *slot,
+                         size_t len, uint8_t tos)
+{
+    struct wg_device_sealer *sealer = &tx->pending[tx->n_pending].sealer;
+    int n = wg_device_encrypt_begin_reserved(wg->dev, r, slot, len,
+                                             tx->slots.slot_size, sealer);
+
+    if (n > 0) {
+        netdev_wg_tx_pend(tx, slot, n, (const struct sockaddr *) &d->ss,
+                          d->len, tos);
+    }
+    return n;
+}
+
+/* Reserves 'n' messages for 'd' and 'n' slots of 'tx' for them: returns
+ * the first slot, or NULL with nothing reserved. */
+static uint8_t *
+netdev_wg_reserve_unlocked(struct netdev_wireguard *wg,
+                           struct netdev_wg_tx *tx,
+                           const struct netdev_wg_unlocked_dst *d, size_t n,
+                           struct wg_device_reservation *r)
+{
+    uint8_t *base = tx_slots_acquire(&tx->slots, n);
+
+    if (base && wg_device_reserve_unlocked(wg->dev, d->peer, n, d->now, r)) {
+        tx_slots_release_tail(&tx->slots, base, n);
+        base = NULL;
+    }
+    return base;
+}
+
+/* The two ways a send begins its messages.
+ *
+ * Under the port's lock ('locked'), the device checks the peer's session
+ * and each failure is counted as a drop (netdev_wg_seal_tos()): the port's
+ * own batch seals each message at once, a transmit queue's begins it and
+ * seals it after the lock is released.  Without the lock, for a
+ * destination looked up under RCU ('d'), the messages come from a
+ * reservation of the peer's current keypair (wg_device_reserve_unlocked())
+ * and are always sealed later; a failure counts nothing and leaves the
+ * frame, as it was, to the locked way.  Both ways cut, copy, complete
+ * checksums and record cuts with the same functions below. */
+struct netdev_wg_way {
+    bool locked;
+    struct wg_peer *peer;
+    int mtu;
+    bool tso;                   /* Super-packets may be cut. */
+    const struct netdev_wg_unlocked_dst *d;     /* Without the lock. */
+    struct wg_device_reservation r;             /* Without the lock. */
+    size_t n_msgs, bytes, inner_bytes;          /* Begun without it. */
+};
+
+/* What a send did with its packet. */
+enum netdev_wg_sent {
+    NETDEV_WG_NOT_SENT,         /* Nothing: dropped and counted under the
+                                 * lock, left to the lock without it. */
+    NETDEV_WG_SENT,             /* Its messages queued or begun: the caller
+                                 * frees the packet. */
+    NETDEV_WG_KEPT,             /* Kept, to be cut later or queued. */
+};
+
+/* Returns 'n' free message slots of 'tx' for 'way', or NULL: counted
+ * under the lock; without it, with 'n' messages reserved for them. */
+static uint8_t *
+netdev_wg_way_slots(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
+                    struct netdev_wg_way *way, size_t n)
+{
+    uint8_t *base;
+
+    if (!way->locked) {
+        return netdev_wg_reserve_unlocked(wg, tx, way->d, n, &way->r);
+    }
+    base = netdev_wg_slots_acquire(wg, tx, n);
+    if (!base) {
         netdev_wg_tx_no_room(wg);
+    }
+    return base;
+}
+
+/* Begins (or seals at once, for the port's own batch) the message of
+ * 'len' inner bytes 'inner' in 'slot' of 'tx' for 'way', with outer TOS
+ * 'tos'.  Returns true if it is queued or waits to be sealed. */
+static bool
+netdev_wg_way_begin(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
+                    struct netdev_wg_way *way, uint8_t *slot,
+                    const uint8_t *inner, size_t len, uint8_t tos)
+{
+    int n;
+
+    if (way->locked) {
+        return netdev_wg_seal_tos(wg, tx, way->peer, slot, inner, len, tos);
+    }
+    n = netdev_wg_begin_reserved(wg, tx, way->d, &way->r, slot, len, tos);
+    if (n < 0) {
+        return false;
+    }
+    way->n_msgs++;
+    way->bytes += n;
+    way->inner_bytes += len;
+    return true;
+}
+
+/* Takes back, without the lock, the messages of 'way' begun in 'tx' from
+ * 'first' on and the 'n_slots' slots from 'base' on. */
+static void
+netdev_wg_way_undo(struct netdev_wg_tx *tx, struct netdev_wg_way *way,
+                   size_t first, uint8_t *base, size_t n_slots)
+{
+    netdev_wg_tx_cancel(tx, first, tx->n_pending - first);
+    tx->n_pending = first;
+    way->n_msgs = way->bytes = way->inner_bytes = 0;
+    wg_device_reservation_release(&way->r);
+    tx_slots_release_tail(&tx->slots, base, n_slots);
+}
+
+/* Ends 'way': without the lock, gives back what is left of its
+ * reservation and counts what it sent, for the port and for the peer. */
+static void
+netdev_wg_way_end(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
+                  struct netdev_wg_way *way)
+{
+    if (way->locked) {
         return;
     }
-    if (fill_csum) {
+    wg_device_reservation_release(&way->r);
+    if (way->n_msgs) {
+        netdev_wg_tx_count_sent(tx, way->n_msgs, way->inner_bytes);
+        netdev_wg_counter_add(&tx->counts.unlocked, way->n_msgs);
+        wg_device_note_sent_unlocked(wg->dev, way->peer, way->n_msgs,
+                                     way->bytes, true, way->d->now);
+    }
+}
+
+/* Sends the inner packet 'inner' of 'len' bytes (at most the MTU) of
+ * 'pkt' the 'way' it goes.  A batch that seals at once seals straight from
+ * the packet, its checksum completed there first if it asked for that; a
+ * batch whose seals wait (the caller frees the packet before then) seals a
+ * copy in the slot, whose checksum is completed there.  Returns true if
+ * its message is queued or begun. */
+static bool
+netdev_wg_send_one(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
+                   struct netdev_wg_way *way, const struct dp_packet *pkt,
+                   uint8_t *inner, size_t len)
+{
+    bool fill = ovs_compat_pkt_l4_csum_partial(pkt);
+    uint8_t *slot = netdev_wg_way_slots(wg, tx, way, 1);
+    uint8_t *copy;
+
+    if (!slot) {
+        return false;
+    }
+    if (fill && !tx->pending) {
         netdev_wg_tx_fill_csum(tx, inner, len);
     }
-    if (tx->pending) {
-        memcpy(slot + WG_DEVICE_HEADROOM, inner, len);
-        inner = slot + WG_DEVICE_HEADROOM;
-    }
-    if (!netdev_wg_seal_from(wg, tx, peer, slot, inner, len)) {
+    copy = tx->pending ? slot + WG_DEVICE_HEADROOM : inner;
+    if (!netdev_wg_way_begin(wg, tx, way, slot, copy, len,
+                             pkt_ecn_encap(inner, len))) {
         tx_slots_release_tail(&tx->slots, slot, 1);
+        return false;
     }
+    if (tx->pending) {
+        memcpy(copy, inner, len);
+        if (fill) {
+            netdev_wg_tx_fill_csum(tx, copy, len);
+        }
+    }
+    return true;
 }
 
 /* Returns the TCP payload bytes per segment for super-packet 'info': what
@@ -358,60 +528,106 @@ netdev_wg_super_mss(struct netdev_wireguard *wg, const void *inner,
     return mss;
 }
 
-/* Cuts the TSO super-packet 'pkt' into segments of at most the inner MTU
- * (and of the guest's segment size, if known) straight into message slots
- * and encrypts each.  The port's own batch cuts and seals at once.  A
- * transmit queue's batch begins each message with the length its segment
- * will have and leaves the cutting, like the sealing, until the port's
- * lock is released (netdev_wg_tx_cut()): then it keeps 'pkt' and returns
- * true.  Otherwise the caller still owns 'pkt'. */
-static bool
-netdev_wg_send_super(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
-                     struct wg_peer *peer, struct dp_packet *pkt)
+/* Returns the TCP payload bytes per segment for the TSO super-packet
+ * 'inner' of 'len' bytes of 'pkt' sent 'way' (parsed into '*info'), or 0:
+ * then counted under the lock. */
+static size_t
+netdev_wg_way_mss(struct netdev_wireguard *wg, const struct netdev_wg_way *way,
+                  const struct dp_packet *pkt, const void *inner, size_t len,
+                  struct pkt_ip_info *info)
 {
-    const void *inner = dp_packet_data(pkt);
-    size_t len = dp_packet_size(pkt), size = tx->slots.slot_size;
-    size_t mss, n_slots, first = tx->n_pending;
-    struct pkt_gso_slot slots[NETDEV_WG_TX_SLOTS];
-    struct pkt_ip_info info;
-    uint8_t *base, tos;
+    uint16_t guest_mss = ovs_compat_pkt_tso_segsz(pkt);
+    bool udp;
 
-    mss = netdev_wg_super_mss(wg, inner, len,
-                              ovs_compat_pkt_tso_segsz(pkt), &info);
-    if (!mss) {
-        return false;
+    return (way->locked
+            ? netdev_wg_super_mss(wg, inner, len, guest_mss, info)
+            : netdev_wg_super_plan(way->mtu, inner, len, guest_mss, info,
+                                   &udp));
+}
+
+/* Cuts the super-packet 'inner' of 'len' bytes into the 'n_slots' slots of
+ * 'tx' from 'base' on at once, for a batch that seals at once.  On failure
+ * counts it, releases the slots and returns false. */
+static bool
+netdev_wg_cut_now(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
+                  const void *inner, size_t len, size_t mss, uint8_t *base,
+                  size_t n_slots)
+{
+    struct pkt_gso_slot slots[NETDEV_WG_TX_SLOTS];
+
+    if (netdev_wg_cut_into(inner, len, mss, base, tx->slots.slot_size,
+                           n_slots, slots)) {
+        return true;
     }
-    n_slots = pkt_gso_n_segs(&info, mss);
-    base = netdev_wg_slots_acquire(wg, tx, n_slots);
-    if (!base) {
-        netdev_wg_tx_no_room(wg);
-        return false;
-    }
-    if (!tx->pending
-        && !netdev_wg_cut_into(inner, len, mss, base, size, n_slots,
-                               slots)) {
-        COVERAGE_INC(wg_tx_gso_error);
-        netdev_wg_tx_error(wg, NETDEV_WG_TX_GSO_ERROR);
-        tx_slots_release_tail(&tx->slots, base, n_slots);
-        return false;
-    }
-    netdev_wg_count_super(tx, n_slots);
-    tos = pkt_ecn_encap(inner, len);    /* Each segment's, too. */
+    COVERAGE_INC(wg_tx_gso_error);
+    netdev_wg_tx_error(wg, NETDEV_WG_TX_GSO_ERROR);
+    tx_slots_release_tail(&tx->slots, base, n_slots);
+    return false;
+}
+
+/* Begins (or seals) a message per segment of super-packet 'info', cut
+ * into segments of 'mss' payload bytes, in the 'n_slots' slots of 'tx'
+ * from 'base' on, each with outer TOS 'tos'.  Under the lock, a slot whose
+ * message fails stays unused until the flush; without it, one failure
+ * takes back every message and slot, and returns false. */
+static bool
+netdev_wg_begin_segments(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
+                         struct netdev_wg_way *way, uint8_t *base,
+                         size_t n_slots, const struct pkt_ip_info *info,
+                         size_t mss, uint8_t tos)
+{
+    size_t first = tx->n_pending, size = tx->slots.slot_size;
+
     for (size_t i = 0; i < n_slots; i++) {
-        /* A slot whose message fails stays unused until the flush. */
         uint8_t *slot = base + i * size;
 
-        netdev_wg_seal_tos(wg, tx, peer, slot, slot + WG_DEVICE_HEADROOM,
-                           pkt_gso_seg_len(&info, mss, i), tos);
+        if (!netdev_wg_way_begin(wg, tx, way, slot,
+                                 slot + WG_DEVICE_HEADROOM,
+                                 pkt_gso_seg_len(info, mss, i), tos)
+            && !way->locked) {
+            netdev_wg_way_undo(tx, way, first, base, n_slots);
+            return false;
+        }
     }
+    return true;
+}
+
+/* Cuts the TSO super-packet 'inner' of 'len' bytes of 'pkt' into segments
+ * of at most the inner MTU (and of the guest's segment size, if known)
+ * straight into message slots and begins a message for each, the 'way' it
+ * goes.  The port's own batch cuts and seals at once.  A transmit queue's
+ * batch begins each message with the length its segment will have and
+ * leaves the cutting, like the sealing, until the port's lock is released
+ * (netdev_wg_tx_cut()): then it keeps 'pkt'. */
+static enum netdev_wg_sent
+netdev_wg_send_super(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
+                     struct netdev_wg_way *way, struct dp_packet *pkt,
+                     const uint8_t *inner, size_t len)
+{
+    size_t first = tx->n_pending, mss, n_slots;
+    struct pkt_ip_info info;
+    uint8_t *base;
+
+    mss = netdev_wg_way_mss(wg, way, pkt, inner, len, &info);
+    n_slots = mss ? pkt_gso_n_segs(&info, mss) : 0;
+    base = n_slots ? netdev_wg_way_slots(wg, tx, way, n_slots) : NULL;
+    if (!base
+        || (!tx->pending
+            && !netdev_wg_cut_now(wg, tx, inner, len, mss, base, n_slots))
+        || !netdev_wg_begin_segments(wg, tx, way, base, n_slots, &info, mss,
+                                     pkt_ecn_encap(inner, len))) {
+        return NETDEV_WG_NOT_SENT;
+    }
+    netdev_wg_count_super(tx, n_slots);
     if (!tx->pending || tx->n_pending == first) {
-        return false;           /* Cut already, or no message begun. */
+        return NETDEV_WG_SENT;  /* Cut already, or no message begun. */
     }
     tx->cuts[tx->n_cuts++] = (struct netdev_wg_cut) {
-        .pkt = pkt, .base = base, .n_slots = n_slots, .mss = mss,
-        .first = first, .n_begun = tx->n_pending - first,
+        .pkt = pkt, .inner = inner, .len = len, .base = base,
+        .n_slots = n_slots, .mss = mss, .first = first,
+        .n_begun = tx->n_pending - first,
     };
-    return true;
+    return NETDEV_WG_KEPT;
 }
 
 /* Sends the IPv4 packet 'inner' (DF clear, longer than the MTU) as
@@ -474,31 +690,47 @@ netdev_wg_tx_dequeue(struct netdev_wireguard *wg, struct netdev_wg_peer *np)
     return pkt;
 }
 
-/* Sends inner packet 'pkt' (its data starts at the IP header) to 'peer',
- * or queues it until the peer has a session.  Takes ownership of 'pkt'. */
-static void
+/* Sends the inner packet 'inner' of 'len' bytes of 'pkt' to the peer of
+ * 'way', the way it goes.  Under the lock, a packet for a peer without a
+ * session waits in the peer's queue while a handshake starts (then the
+ * packet's data must start at 'inner') and an IPv4 packet longer than the
+ * MTU, DF clear, goes as fragments; without it, neither is sent. */
+static enum netdev_wg_sent
 netdev_wg_tx_inner(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
-                   struct wg_peer *peer, struct dp_packet *pkt)
+                   struct netdev_wg_way *way, struct dp_packet *pkt,
+                   uint8_t *inner, size_t len)
 {
-    const void *inner = dp_packet_data(pkt);
-    size_t len = dp_packet_size(pkt);
+    if (way->locked && !wg_device_peer_has_session(wg->dev, way->peer)) {
+        netdev_wg_tx_enqueue(wg, netdev_wg_peer_of(way->peer), pkt);
+        wg_device_peer_initiate(wg->dev, way->peer);
+        return NETDEV_WG_KEPT;
+    } else if (len <= way->mtu) {
+        return (netdev_wg_send_one(wg, tx, way, pkt, inner, len)
+                ? NETDEV_WG_SENT : NETDEV_WG_NOT_SENT);
+    } else if (ovs_compat_pkt_is_tso(pkt) && way->tso) {
+        return netdev_wg_send_super(wg, tx, way, pkt, inner, len);
+    } else if (way->locked) {
+        netdev_wg_send_fragments(wg, tx, way->peer, inner, len);
+        return NETDEV_WG_SENT;
+    }
+    return NETDEV_WG_NOT_SENT;
+}
 
-    if (!wg_device_peer_has_session(wg->dev, peer)) {
-        netdev_wg_tx_enqueue(wg, netdev_wg_peer_of(peer), pkt);
-        wg_device_peer_initiate(wg->dev, peer);
-        return;
+/* Sends inner packet 'pkt' (its data starts at the IP header) to 'peer'
+ * under the port's lock, or queues it until the peer has a session.
+ * Takes ownership of 'pkt'. */
+static void
+netdev_wg_tx_locked(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
+                    struct wg_peer *peer, struct dp_packet *pkt)
+{
+    struct netdev_wg_way way = {
+        .locked = true, .peer = peer, .mtu = wg->mtu, .tso = true,
+    };
+
+    if (netdev_wg_tx_inner(wg, tx, &way, pkt, dp_packet_data(pkt),
+                           dp_packet_size(pkt)) != NETDEV_WG_KEPT) {
+        dp_packet_delete(pkt);
     }
-    if (ovs_compat_pkt_is_tso(pkt) && len > wg->mtu) {
-        if (netdev_wg_send_super(wg, tx, peer, pkt)) {
-            return;             /* Cut after the lock (netdev_wg_tx_cut()). */
-        }
-    } else if (len > wg->mtu) {
-        netdev_wg_send_fragments(wg, tx, peer, inner, len);
-    } else {
-        netdev_wg_send_one(wg, tx, peer, dp_packet_data(pkt), len,
-                           ovs_compat_pkt_l4_csum_partial(pkt));
-    }
-    dp_packet_delete(pkt);
 }
 
 /* Frames from the bridge. */
@@ -553,12 +785,13 @@ netdev_wg_learned_slot(struct netdev_wg_tx *tx, const struct in6_addr *src)
 }
 
 /* After the adapter judged 'pkt' (under the port's lock) to go to a peer,
- * and learned its source: a transmit queue remembers that, so that its
- * sends without the lock may skip learning it again for a while. */
+ * and learned its source at 'now': a transmit queue remembers that, so
+ * that its sends without the lock may skip learning it again for a
+ * while. */
 static void
 netdev_wg_tx_remember_source(struct netdev_wireguard *wg,
                              struct netdev_wg_tx *tx,
-                             const struct dp_packet *pkt)
+                             const struct dp_packet *pkt, long long int now)
 {
     const struct eth_header *eth = dp_packet_data(pkt);
     struct bridge_l2_egress eg;
@@ -571,15 +804,16 @@ netdev_wg_tx_remember_source(struct netdev_wireguard *wg,
 
         l->addr = src;
         l->mac = eth->eth_src;
-        l->when = time_msec();
+        l->when = now;
     }
 }
 
-/* Takes one frame from the bridge: answers ARP/ND, drops what WireGuard
- * cannot carry, sends IP packets to their peer.  Takes ownership. */
+/* Takes one frame from the bridge at 'now' (the adapter's clock, read
+ * once a batch): answers ARP/ND, drops what WireGuard cannot carry, sends
+ * IP packets to their peer.  Takes ownership. */
 static void
 netdev_wg_tx_frame(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
-                   struct dp_packet *pkt)
+                   struct dp_packet *pkt, long long int now)
 {
     struct bridge_l2_egress eg;
     enum bridge_l2_eg_action action;
@@ -587,7 +821,7 @@ netdev_wg_tx_frame(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
 
     ovs_compat_pkt_finish_tunnel_csum(pkt);
     action = bridge_l2_from_bridge(wg->l2, dp_packet_data(pkt),
-                                   dp_packet_size(pkt), time_msec(),
+                                   dp_packet_size(pkt), now,
                                    netdev_wg_routable, wg, &eg);
     if (eg.resolved) {
         netdev_wg_bridge_flush_resolved(wg);
@@ -595,7 +829,7 @@ netdev_wg_tx_frame(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
     if (action == BRIDGE_L2_EG_REPLY) {
         netdev_wg_bridge_push(wg, eg.reply);
     } else if (action == BRIDGE_L2_EG_TO_PEER) {
-        netdev_wg_tx_remember_source(wg, tx, pkt);
+        netdev_wg_tx_remember_source(wg, tx, pkt, now);
         peer = wg_device_route(wg->dev, eg.family, eg.dst);
         if (!peer) {
             COVERAGE_INC(wg_tx_no_route);
@@ -604,7 +838,7 @@ netdev_wg_tx_frame(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
                    || netdev_wg_check_mtu(wg, pkt, &eg)) {
             dp_packet_pull(pkt, eg.l3_ofs);
             dp_packet_set_size(pkt, eg.l3_len);
-            netdev_wg_tx_inner(wg, tx, peer, pkt);
+            netdev_wg_tx_locked(wg, tx, peer, pkt);
             return;
         }
     } else {
@@ -626,22 +860,6 @@ struct netdev_wg_tx_late {
     size_t seal_failed_bytes;   /* ...with their inner bytes. */
     size_t dropped;             /* Messages the socket did not take. */
 };
-
-/* Cancels the 'n' pending messages of 'tx' from 'first' on: each releases
- * its keypair and leaves its slot unused until the flush.  Returns their
- * inner bytes. */
-static size_t
-netdev_wg_tx_cancel(struct netdev_wg_tx *tx, size_t first, size_t n)
-{
-    size_t bytes = 0;
-
-    for (size_t i = first; i < first + n; i++) {
-        bytes += tx->pending[i].sealer.inner_len;
-        wg_device_encrypt_cancel(&tx->pending[i].sealer);
-        tx->pending[i].slot = NULL;
-    }
-    return bytes;
-}
 
 /* Returns true if each begun message of cut 'c' of 'tx' has the length of
  * the segment cut into its slot, as described in 'slots': a message never
@@ -674,8 +892,7 @@ netdev_wg_tx_cut(struct netdev_wg_tx *tx, struct netdev_wg_tx_late *late)
     for (size_t i = 0; i < tx->n_cuts; i++) {
         struct netdev_wg_cut *c = &tx->cuts[i];
 
-        if (!netdev_wg_cut_into(dp_packet_data(c->pkt),
-                                dp_packet_size(c->pkt), c->mss, c->base,
+        if (!netdev_wg_cut_into(c->inner, c->len, c->mss, c->base,
                                 tx->slots.slot_size, c->n_slots, slots)
             || !netdev_wg_cut_fits(tx, c, slots)) {
             late->cut_bytes += netdev_wg_tx_cancel(tx, c->first, c->n_begun);
@@ -776,141 +993,6 @@ netdev_wg_unlocked_start(struct netdev_wireguard *wg,
     return ready && slot_size == txq->tx.slots.slot_size;
 }
 
-/* Where a send without the lock goes: the peer's endpoint; and when. */
-struct netdev_wg_unlocked_dst {
-    struct wg_peer *peer;
-    struct sockaddr_storage ss;
-    socklen_t len;
-    long long int now;
-};
-
-/* Begins the message of 'len' inner bytes in 'slot' of 'tx' for 'd',
- * reserved in 'r', and makes it wait in 'tx' with outer TOS 'tos'.
- * Returns its length, or a negative value. */
-static int
-netdev_wg_begin_reserved(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
-                         const struct netdev_wg_unlocked_dst *d,
-                         struct wg_device_reservation *r, uint8_t *slot,
-                         size_t len, uint8_t tos)
-{
-    struct wg_device_sealer *sealer = &tx->pending[tx->n_pending].sealer;
-    int n = wg_device_encrypt_begin_reserved(wg->dev, r, slot, len,
-                                             tx->slots.slot_size, sealer);
-
-    if (n > 0) {
-        netdev_wg_tx_pend(tx, slot, n, (const struct sockaddr *) &d->ss,
-                          d->len, tos);
-    }
-    return n;
-}
-
-/* Reserves 'n' messages for 'd' and 'n' slots of 'tx' for them: returns
- * the first slot, or NULL with nothing reserved. */
-static uint8_t *
-netdev_wg_reserve_unlocked(struct netdev_wireguard *wg,
-                           struct netdev_wg_tx *tx,
-                           const struct netdev_wg_unlocked_dst *d, size_t n,
-                           struct wg_device_reservation *r)
-{
-    uint8_t *base = tx_slots_acquire(&tx->slots, n);
-
-    if (base && wg_device_reserve_unlocked(wg->dev, d->peer, n, d->now, r)) {
-        tx_slots_release_tail(&tx->slots, base, n);
-        base = NULL;
-    }
-    return base;
-}
-
-/* Sends the IP packet 'inner' of 'len' bytes, at most the MTU, of 'pkt'
- * without the lock: copied into a slot, sealed after its return. */
-static bool
-netdev_wg_send_one_unlocked(struct netdev_wireguard *wg,
-                            struct netdev_wg_tx *tx,
-                            const struct netdev_wg_unlocked_dst *d,
-                            struct dp_packet *pkt, uint8_t *inner,
-                            size_t len)
-{
-    struct wg_device_reservation r;
-    uint8_t *slot = netdev_wg_reserve_unlocked(wg, tx, d, 1, &r);
-    int n;
-
-    if (!slot) {
-        return false;
-    }
-    n = netdev_wg_begin_reserved(wg, tx, d, &r, slot, len,
-                                 pkt_ecn_encap(inner, len));
-    wg_device_reservation_release(&r);
-    if (n < 0) {
-        tx_slots_release_tail(&tx->slots, slot, 1);
-        return false;
-    }
-    if (ovs_compat_pkt_l4_csum_partial(pkt)) {
-        netdev_wg_tx_fill_csum(tx, inner, len);
-    }
-    memcpy(slot + WG_DEVICE_HEADROOM, inner, len);
-    netdev_wg_tx_count_sent(tx, 1, len);
-    netdev_wg_counter_add(&tx->counts.unlocked, 1);
-    wg_device_note_sent_unlocked(wg->dev, d->peer, 1, n, len > 0, d->now);
-    dp_packet_delete(pkt);
-    return true;
-}
-
-/* Begins a message per segment of the TSO super-packet at 'eg' in 'pkt',
- * to be cut into their slots after this returns (netdev_wg_tx_cut()).
- * Takes back what it began if a segment needs the lock. */
-static bool
-netdev_wg_send_super_unlocked(struct netdev_wireguard *wg,
-                              struct netdev_wg_tx *tx,
-                              const struct netdev_wg_unlocked_dst *d,
-                              struct dp_packet *pkt,
-                              const struct bridge_l2_egress *eg, int mtu)
-{
-    const uint8_t *inner = (const uint8_t *) dp_packet_data(pkt) + eg->l3_ofs;
-    size_t first = tx->n_pending, size = tx->slots.slot_size;
-    size_t mss, n_slots, bytes = 0, inner_bytes = 0;
-    struct wg_device_reservation r;
-    struct pkt_ip_info info;
-    uint8_t *base, tos;
-    bool udp;
-
-    mss = netdev_wg_super_plan(mtu, inner, eg->l3_len,
-                               ovs_compat_pkt_tso_segsz(pkt), &info, &udp);
-    n_slots = mss ? pkt_gso_n_segs(&info, mss) : 0;
-    base = (n_slots ? netdev_wg_reserve_unlocked(wg, tx, d, n_slots, &r)
-            : NULL);
-    if (!base) {
-        return false;
-    }
-    tos = pkt_ecn_encap(inner, eg->l3_len);
-    for (size_t i = 0; i < n_slots; i++) {
-        size_t seg = pkt_gso_seg_len(&info, mss, i);
-        int n = netdev_wg_begin_reserved(wg, tx, d, &r, base + i * size, seg,
-                                         tos);
-
-        if (n < 0) {
-            netdev_wg_tx_cancel(tx, first, tx->n_pending - first);
-            tx->n_pending = first;
-            wg_device_reservation_release(&r);
-            tx_slots_release_tail(&tx->slots, base, n_slots);
-            return false;
-        }
-        bytes += n;
-        inner_bytes += seg;
-    }
-    netdev_wg_count_super(tx, n_slots);
-    netdev_wg_tx_count_sent(tx, n_slots, inner_bytes);
-    netdev_wg_counter_add(&tx->counts.unlocked, n_slots);
-    wg_device_note_sent_unlocked(wg->dev, d->peer, n_slots, bytes, true,
-                                 d->now);
-    dp_packet_pull(pkt, eg->l3_ofs);
-    dp_packet_set_size(pkt, eg->l3_len);
-    tx->cuts[tx->n_cuts++] = (struct netdev_wg_cut) {
-        .pkt = pkt, .base = base, .n_slots = n_slots, .mss = mss,
-        .first = first, .n_begun = n_slots,
-    };
-    return true;
-}
-
 /* Sends frame 'pkt' of the bridge without the port's lock if it needs
  * none (see above): then takes it and returns true.  Otherwise returns
  * false, with 'pkt' as it was. */
@@ -924,6 +1006,8 @@ netdev_wg_tx_frame_unlocked(struct netdev_wireguard *wg,
     const struct netdev_wg_learned *l;
     struct netdev_wg_unlocked_dst d;
     struct bridge_l2_egress eg;
+    struct netdev_wg_way way;
+    enum netdev_wg_sent sent;
     struct in6_addr src;
 
     if (!bridge_l2_from_bridge_unlocked(wg->l2, eth, dp_packet_size(pkt),
@@ -941,14 +1025,18 @@ netdev_wg_tx_frame_unlocked(struct netdev_wireguard *wg,
     if (!d.peer || !wg_device_peer_endpoint_copy(d.peer, &d.ss, &d.len)
         || !netdev_wg_sock_for(wg, d.ss.ss_family)) {
         return false;
-    } else if (eg.l3_len <= u->mtu) {
-        return netdev_wg_send_one_unlocked(wg, tx, &d, pkt,
-                                           ((uint8_t *) dp_packet_data(pkt)
-                                            + eg.l3_ofs), eg.l3_len);
-    } else if (ovs_compat_pkt_is_tso(pkt) && u->tso) {
-        return netdev_wg_send_super_unlocked(wg, tx, &d, pkt, &eg, u->mtu);
     }
-    return false;
+    way = (struct netdev_wg_way) {
+        .peer = d.peer, .mtu = u->mtu, .tso = u->tso, .d = &d,
+    };
+    sent = netdev_wg_tx_inner(wg, tx, &way, pkt,
+                              (uint8_t *) dp_packet_data(pkt) + eg.l3_ofs,
+                              eg.l3_len);
+    netdev_wg_way_end(wg, tx, &way);
+    if (sent == NETDEV_WG_SENT) {
+        dp_packet_delete(pkt);
+    }
+    return sent != NETDEV_WG_NOT_SENT;
 }
 
 /* Takes frames of 'batch' from '*i' on without the port's lock while each
@@ -992,6 +1080,7 @@ netdev_wg_tx_frames(struct netdev_wireguard *wg, struct netdev_wg_txq *txq,
     OVS_REQUIRES(wg->mutex)
 {
     size_t n = dp_packet_batch_size(batch);
+    long long int now = time_msec();
 
     if (txq->tx.n_pending
         && txq->tx.slots.slot_size != wg->slot_size) {
@@ -1000,7 +1089,7 @@ netdev_wg_tx_frames(struct netdev_wireguard *wg, struct netdev_wg_txq *txq,
     netdev_wg_sock_fit_txq(wg, txq);
     wg_device_clock_freeze(wg->dev);
     while (*i < n && tx_slots_room(&txq->tx.slots) >= NETDEV_WG_TX_SLOTS) {
-        netdev_wg_tx_frame(wg, &txq->tx, batch->packets[(*i)++]);
+        netdev_wg_tx_frame(wg, &txq->tx, batch->packets[(*i)++], now);
     }
     wg_device_clock_thaw(wg->dev);
 }
@@ -1047,7 +1136,7 @@ netdev_wg_tx_session_ready(void *aux, struct wg_peer *peer)
     /* Packets that cannot go now return to the queue, so stop after one
      * pass. */
     while (n-- && (pkt = netdev_wg_tx_dequeue(wg, np))) {
-        netdev_wg_tx_inner(wg, &wg->tx, peer, pkt);
+        netdev_wg_tx_locked(wg, &wg->tx, peer, pkt);
     }
 }
 
