@@ -295,17 +295,28 @@ netdev_wg_rx_packet(struct netdev_wg_rxq *q, const uint8_t *ip, size_t len,
     return pkt;
 }
 
+/* Gives inner packet 'pkt' of 'len' bytes its Ethernet header 'eth' and
+ * counts it as a frame for the bridge: the last step of both ways to it. */
+static void
+netdev_wg_rx_frame(struct netdev_wg_rxq *q, struct dp_packet *pkt,
+                   const struct eth_header *eth, size_t len)
+{
+    dp_packet_push(pkt, eth, sizeof *eth);
+    netdev_wg_counter_add(&q->counts.packets, 1);
+    netdev_wg_counter_add(&q->counts.inner_bytes, len);
+}
+
 /* Hands the inner packet 'ip' to the bridge through the layer-2 adapter
- * (see netdev_wg_rx_packet() for the arguments). */
+ * at 'now' (see netdev_wg_rx_packet() for the other arguments). */
 static void
 netdev_wg_rx_to_bridge(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
                        const uint8_t *ip, size_t len, uint64_t meta,
-                       uint16_t segsz, struct dp_packet *owner)
+                       uint16_t segsz, struct dp_packet *owner,
+                       long long int now)
     OVS_REQUIRES(wg->mutex)
 {
     struct dp_packet *pkt = netdev_wg_rx_packet(q, ip, len, meta, segsz,
                                                 owner);
-    long long int now = time_msec();
     struct bridge_l2_ingress in;
     enum bridge_l2_in_action action;
 
@@ -315,9 +326,7 @@ netdev_wg_rx_to_bridge(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
     }
     if (action == BRIDGE_L2_IN_DELIVER) {
         netdev_wg_rx_remember(q, dp_packet_data(pkt), &in, now);
-        dp_packet_push(pkt, &in.eth, sizeof in.eth);
-        netdev_wg_counter_add(&q->counts.packets, 1);
-        netdev_wg_counter_add(&q->counts.inner_bytes, len);
+        netdev_wg_rx_frame(q, pkt, &in.eth, len);
         netdev_wg_bridge_push_q(wg, q, pkt);
     } else if (action == BRIDGE_L2_IN_DROP) {
         /* The adapter counted and logged the reason (bridge_l2_*). */
@@ -412,10 +421,10 @@ netdev_wg_rx_leaves(struct netdev_wg_rxq *q, size_t i, uint64_t *meta)
 }
 
 /* Step 6: hands the round's 'n' inner packets, as coalesced, to the
- * bridge through the layer-2 adapter. */
+ * bridge through the layer-2 adapter, at 'now'. */
 static void
 netdev_wg_rx_deliver(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
-                     size_t n)
+                     size_t n, long long int now)
     OVS_REQUIRES(wg->mutex)
 {
     for (size_t i = 0; i < n; i++) {
@@ -424,7 +433,7 @@ netdev_wg_rx_deliver(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
 
         if (netdev_wg_rx_leaves(q, i, &meta)) {
             netdev_wg_rx_to_bridge(wg, q, g->data, g->len, meta,
-                                   g->gso_size, q->owner[i]);
+                                   g->gso_size, q->owner[i], now);
         }
     }
 }
@@ -455,11 +464,11 @@ netdev_wg_rx_all_recalled(struct netdev_wg_rxq *q, size_t n,
  * every inner packet's destination was resolved by the adapter within
  * NETDEV_WG_RX_RESOLVED_MS (and no probe is due), hands the 'n' inner
  * packets to the bridge with those headers, and returns true.  Otherwise
- * returns false, having done nothing. */
+ * returns false, having done nothing.  'now' as for netdev_wg_rx_deliver(). */
 static bool
-netdev_wg_rx_deliver_unlocked(struct netdev_wg_rxq *q, size_t n)
+netdev_wg_rx_deliver_unlocked(struct netdev_wg_rxq *q, size_t n,
+                              long long int now)
 {
-    long long int now = time_msec();
     bool ok;
 
     ovs_mutex_lock(&q->ring_mutex);
@@ -474,9 +483,7 @@ netdev_wg_rx_deliver_unlocked(struct netdev_wg_rxq *q, size_t n)
             eth = netdev_wg_rx_recall(q, g->data, now);
             pkt = netdev_wg_rx_packet(q, g->data, g->len, meta, g->gso_size,
                                       q->owner[i]);
-            dp_packet_push(pkt, eth, sizeof *eth);
-            netdev_wg_counter_add(&q->counts.packets, 1);
-            netdev_wg_counter_add(&q->counts.inner_bytes, g->len);
+            netdev_wg_rx_frame(q, pkt, eth, g->len);
             netdev_wg_ring_push(&q->to_bridge, pkt);
         }
     }
@@ -870,7 +877,7 @@ netdev_wg_rx_round(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
 {
     size_t n_reads = netdev_wg_rx_read(wg, q, qid, family);
     size_t n_handshakes, n_inner, n_unlocked, n_read, over;
-    long long int now;
+    long long int now, wall;
     bool gro;
 
     if (!n_reads) {
@@ -888,13 +895,14 @@ netdev_wg_rx_round(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
     netdev_wg_rx_coalesce(q, n_inner, gro && n_inner > 1);
 
     netdev_wg_rx_count_reads(q, n_unlocked, n_read);
+    wall = time_msec();         /* The adapter's clock, once a round. */
     if (!q->round_locked && netdev_wg_rx_all_data(q, n_unlocked)
-        && netdev_wg_rx_deliver_unlocked(q, n_inner)) {
+        && netdev_wg_rx_deliver_unlocked(q, n_inner, wall)) {
         netdev_wg_counter_add(&q->counts.rounds_unlocked, 1);
     } else {
         ovs_mutex_lock(&wg->mutex);
         netdev_wg_rx_count(wg, q, n_unlocked);
-        netdev_wg_rx_deliver(wg, q, n_inner);
+        netdev_wg_rx_deliver(wg, q, n_inner, wall);
         netdev_wg_sock_flush(wg);
         ovs_mutex_unlock(&wg->mutex);
     }
