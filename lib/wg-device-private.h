@@ -17,8 +17,10 @@
 #ifndef WG_DEVICE_PRIVATE_H
 #define WG_DEVICE_PRIVATE_H 1
 
-/* Internals shared by wg-device.c (configuration, transmit, timers) and
- * wg-device-rx.c (receive).  Not for users of the engine. */
+/* Internals shared by the files of the device: wg-device.c (clocks,
+ * identity, load, peers: the core, which calls none of the others),
+ * wg-device-tx.c (transmit), wg-device-rx.c (receive) and
+ * wg-device-timers.c (timers, on top).  Not for users of the engine. */
 
 #include "openvswitch/hmap.h"
 #include "openvswitch/list.h"
@@ -79,6 +81,11 @@ struct wg_device {
     long long int load_window_start_ms;
     unsigned int load_window_handshakes;
 };
+
+/* When 'peer''s earliest timer is due, as its place among the due peers
+ * says, and how to set it there. */
+long long int wg_device_peer_due_ms(const struct wg_peer *peer);
+void wg_device_peer_set_due(struct wg_peer *peer, long long int when);
 
 /* Counts one handshake message (initiation or response) received at 'now'
  * towards the load window. */
