@@ -21,6 +21,7 @@
 #include "dp-packet.h"
 #include "hash.h"
 #include "netdev-wireguard-private.h"
+#include "netdev-wireguard-tx.h"
 #include "openvswitch/vlog.h"
 #include "ovs-compat.h"
 #include "pkt-csum.h"
@@ -31,30 +32,30 @@
 #include "util.h"
 #include "wg-device.h"
 
-/* Bridge to peer: the send path of a wireguard port, top to bottom.
+/* Bridge to peer, the bottom of the send path: an inner IP packet to its
+ * peer, top to bottom.
  *
- * netdev_wg_tx_send() takes a batch from the bridge.  For each frame the
- * layer-2 adapter answers ARP/ND itself or yields an inner IP packet
- * (netdev_wg_tx_frame()); cryptokey routing picks its peer and the MTU
- * policy lets it through, fragments it (IPv4 without DF) or answers ICMP
- * "too big".  A packet for a peer without a session waits in the peer's
- * queue while a handshake starts; netdev_wg_tx_session_ready() sends what
- * waited.  netdev_wg_tx_inner() cuts a TSO super-packet by pkt-gso straight
- * into message slots, each then encrypted in place (a transmit queue's
- * batch begins each message under the lock and cuts after it, just before
- * sealing: netdev_wg_tx_cut()), or encrypts any other
- * packet straight from its buffer into a slot (completing its checksum in
- * the packet first if it asked for offload; a packet to fragment is copied
- * fragment by fragment into slots, and a transmit queue's batch, sealed
- * after the packets are freed, seals from copies); each message is queued,
- * and the batch leaves with UDP GSO at its end (netdev-wireguard-sock.c).
- * Every drop has a coverage counter and a rate-limited log line.  Never
- * calls the receive path. */
+ * The send path is three files: the batch (netdev-wireguard-tx-batch.c,
+ * netdev_wg_tx_send()) sends what it can without the port's lock and the
+ * rest a frame at a time under it (netdev-wireguard-tx-frame.c: the
+ * layer-2 adapter, routing, the MTU policy); both end here, in
+ * netdev_wg_tx_inner(), one function per step for both ways
+ * (struct netdev_wg_way, netdev-wireguard-tx.h).  A packet for a peer
+ * without a session waits in the peer's queue while a handshake starts;
+ * netdev_wg_tx_session_ready() sends what waited.  A TSO super-packet is
+ * cut by pkt-gso straight into message slots, each then encrypted in place
+ * (a transmit queue's batch begins each message and cuts after the lock,
+ * just before sealing: netdev_wg_tx_cut()); any other packet is encrypted
+ * straight from its buffer into a slot (its checksum completed first if it
+ * asked for offload), or, in a transmit queue's batch, sealed after the
+ * packets are freed, from a copy in the slot; a packet to fragment is
+ * copied fragment by fragment into slots.  Each message is queued, and the
+ * batch leaves with UDP GSO at its end (netdev-wireguard-sock.c).  Every
+ * drop has a coverage counter and a rate-limited log line.  Never calls
+ * the receive path, nor the two files above it. */
 
 VLOG_DEFINE_THIS_MODULE(netdev_wireguard_tx);
 
-COVERAGE_DEFINE(wg_tx_no_route);
-COVERAGE_DEFINE(wg_tx_too_big);
 COVERAGE_DEFINE(wg_tx_queue_full);
 COVERAGE_DEFINE(wg_tx_no_endpoint);
 COVERAGE_DEFINE(wg_tx_encrypt_error);
@@ -67,12 +68,11 @@ COVERAGE_DEFINE(wg_tx_csum_fill);
 COVERAGE_DEFINE(wg_tx_csum_unfilled);
 COVERAGE_DEFINE(wg_tx_frag_error);
 COVERAGE_DEFINE(wg_tx_fragmented);
-COVERAGE_DEFINE(wg_tx_l2_drop);
 
 /* Counts a packet of the bridge that 'wg' does not send for reason 'c',
  * which is logged (rate-limited per reason); the caller counts the reason's
  * coverage counter. */
-static void
+void
 netdev_wg_tx_drop(struct netdev_wireguard *wg, enum netdev_wg_counter c)
 {
     wg->stats.tx_dropped++;
@@ -100,7 +100,7 @@ netdev_wg_tx_count_sent(struct netdev_wg_tx *tx, size_t n,
 
 /* Takes 'n' packets of 'inner_bytes' that 'tx' counted but that did not
  * leave out of the port's statistics. */
-static void
+void
 netdev_wg_tx_uncount(struct netdev_wg_tx *tx, size_t n, size_t inner_bytes)
 {
     netdev_wg_counter_add(&tx->counts.packets, -(uint64_t) n);
@@ -237,18 +237,10 @@ netdev_wg_tx_fill_csum(struct netdev_wg_tx *tx, uint8_t *inner, size_t len)
     netdev_wg_counter_add(&tx->counts.csum_filled, 1);
 }
 
-/* Where a send without the lock goes: the peer's endpoint; and when. */
-struct netdev_wg_unlocked_dst {
-    struct wg_peer *peer;
-    struct sockaddr_storage ss;
-    socklen_t len;
-    long long int now;
-};
-
 /* Cancels the 'n' pending messages of 'tx' from 'first' on: each releases
  * its keypair and leaves its slot unused until the flush.  Returns their
  * inner bytes. */
-static size_t
+size_t
 netdev_wg_tx_cancel(struct netdev_wg_tx *tx, size_t first, size_t n)
 {
     size_t bytes = 0;
@@ -297,36 +289,6 @@ netdev_wg_reserve_unlocked(struct netdev_wireguard *wg,
     }
     return base;
 }
-
-/* The two ways a send begins its messages.
- *
- * Under the port's lock ('locked'), the device checks the peer's session
- * and each failure is counted as a drop (netdev_wg_seal_tos()): the port's
- * own batch seals each message at once, a transmit queue's begins it and
- * seals it after the lock is released.  Without the lock, for a
- * destination looked up under RCU ('d'), the messages come from a
- * reservation of the peer's current keypair (wg_device_reserve_unlocked())
- * and are always sealed later; a failure counts nothing and leaves the
- * frame, as it was, to the locked way.  Both ways cut, copy, complete
- * checksums and record cuts with the same functions below. */
-struct netdev_wg_way {
-    bool locked;
-    struct wg_peer *peer;
-    int mtu;
-    bool tso;                   /* Super-packets may be cut. */
-    const struct netdev_wg_unlocked_dst *d;     /* Without the lock. */
-    struct wg_device_reservation r;             /* Without the lock. */
-    size_t n_msgs, bytes, inner_bytes;          /* Begun without it. */
-};
-
-/* What a send did with its packet. */
-enum netdev_wg_sent {
-    NETDEV_WG_NOT_SENT,         /* Nothing: dropped and counted under the
-                                 * lock, left to the lock without it. */
-    NETDEV_WG_SENT,             /* Its messages queued or begun: the caller
-                                 * frees the packet. */
-    NETDEV_WG_KEPT,             /* Kept, to be cut later or queued. */
-};
 
 /* Returns 'n' free message slots of 'tx' for 'way', or NULL: counted
  * under the lock; without it, with 'n' messages reserved for them. */
@@ -384,7 +346,7 @@ netdev_wg_way_undo(struct netdev_wg_tx *tx, struct netdev_wg_way *way,
 
 /* Ends 'way': without the lock, gives back what is left of its
  * reservation and counts what it sent, for the port and for the peer. */
-static void
+void
 netdev_wg_way_end(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
                   struct netdev_wg_way *way)
 {
@@ -461,7 +423,7 @@ netdev_wg_count_super(struct netdev_wg_tx *tx, size_t n_segs)
  * 'mss' payload bytes, straight into the 'n_slots' message slots of 'size'
  * bytes from 'base' on, described in 'slots' (NETDEV_WG_TX_SLOTS).  Needs
  * no lock.  Returns true on success. */
-static bool
+bool
 netdev_wg_cut_into(const void *inner, size_t len, size_t mss, uint8_t *base,
                    size_t size, size_t n_slots, struct pkt_gso_slot *slots)
 {
@@ -695,7 +657,7 @@ netdev_wg_tx_dequeue(struct netdev_wireguard *wg, struct netdev_wg_peer *np)
  * session waits in the peer's queue while a handshake starts (then the
  * packet's data must start at 'inner') and an IPv4 packet longer than the
  * MTU, DF clear, goes as fragments; without it, neither is sent. */
-static enum netdev_wg_sent
+enum netdev_wg_sent
 netdev_wg_tx_inner(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
                    struct netdev_wg_way *way, struct dp_packet *pkt,
                    uint8_t *inner, size_t len)
@@ -719,7 +681,7 @@ netdev_wg_tx_inner(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
 /* Sends inner packet 'pkt' (its data starts at the IP header) to 'peer'
  * under the port's lock, or queues it until the peer has a session.
  * Takes ownership of 'pkt'. */
-static void
+void
 netdev_wg_tx_locked(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
                     struct wg_peer *peer, struct dp_packet *pkt)
 {
@@ -733,203 +695,8 @@ netdev_wg_tx_locked(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
     }
 }
 
-/* Frames from the bridge. */
-
-static bool
-netdev_wg_routable(void *aux, int family, const void *addr)
-{
-    struct netdev_wireguard *wg = aux;
-    return wg_device_route(wg->dev, family, addr) != NULL;
-}
-
-/* Handles an IP packet too big for the inner MTU that is not a TSO
- * super-packet.  Returns true if it may still be sent (IPv4 without DF:
- * fragmented at send time). */
-static bool
-netdev_wg_check_mtu(struct netdev_wireguard *wg, const struct dp_packet *pkt,
-                    const struct bridge_l2_egress *eg)
-{
-    const uint8_t *ip = (const uint8_t *) dp_packet_data(pkt) + eg->l3_ofs;
-    uint8_t icmp[BRIDGE_L2_ICMP_FRAME_MAX];
-    size_t n;
-
-    switch (pkt_mtu_check(ip, eg->l3_len, wg->mtu)) {
-    case PKT_MTU_FITS:
-    case PKT_MTU_FRAGMENT:
-        return true;
-    case PKT_MTU_TOO_BIG:
-    default:
-        COVERAGE_INC(wg_tx_too_big);
-        netdev_wg_tx_drop(wg, NETDEV_WG_TX_TOO_BIG);
-        if (is_pow2(wg->counters[NETDEV_WG_TX_TOO_BIG])) {
-            /* status:tx_too_big, refreshed a logarithmic number of times:
-             * OVS reads the status only when the change sequence moves. */
-            netdev_change_seq_changed(&wg->up);
-        }
-        n = bridge_l2_icmp_too_big(wg->l2, dp_packet_data(pkt),
-                                   dp_packet_size(pkt), wg->mtu, icmp,
-                                   sizeof icmp);
-        if (n) {
-            netdev_wg_bridge_frame(wg, icmp, n);
-        }
-        return false;
-    }
-}
-
-/* Where 'tx' remembers teaching the adapter source 'src'. */
-static struct netdev_wg_learned *
-netdev_wg_learned_slot(struct netdev_wg_tx *tx, const struct in6_addr *src)
-{
-    return &tx->learned[hash_bytes(src, sizeof *src, 0)
-                        % NETDEV_WG_TX_LEARNED];
-}
-
-/* After the adapter judged 'pkt' (under the port's lock) to go to a peer,
- * and learned its source at 'now': a transmit queue remembers that, so
- * that its sends without the lock may skip learning it again for a
- * while. */
-static void
-netdev_wg_tx_remember_source(struct netdev_wireguard *wg,
-                             struct netdev_wg_tx *tx,
-                             const struct dp_packet *pkt, long long int now)
-{
-    const struct eth_header *eth = dp_packet_data(pkt);
-    struct bridge_l2_egress eg;
-    struct in6_addr src;
-
-    if (tx->pending
-        && bridge_l2_from_bridge_unlocked(wg->l2, eth, dp_packet_size(pkt),
-                                          &eg, &src)) {
-        struct netdev_wg_learned *l = netdev_wg_learned_slot(tx, &src);
-
-        l->addr = src;
-        l->mac = eth->eth_src;
-        l->when = now;
-    }
-}
-
-/* Takes one frame from the bridge at 'now' (the adapter's clock, read
- * once a batch): answers ARP/ND, drops what WireGuard cannot carry, sends
- * IP packets to their peer.  Takes ownership. */
-static void
-netdev_wg_tx_frame(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
-                   struct dp_packet *pkt, long long int now)
-{
-    struct bridge_l2_egress eg;
-    enum bridge_l2_eg_action action;
-    struct wg_peer *peer;
-
-    ovs_compat_pkt_finish_tunnel_csum(pkt);
-    action = bridge_l2_from_bridge(wg->l2, dp_packet_data(pkt),
-                                   dp_packet_size(pkt), now,
-                                   netdev_wg_routable, wg, &eg);
-    if (eg.resolved) {
-        netdev_wg_bridge_flush_resolved(wg);
-    }
-    if (action == BRIDGE_L2_EG_REPLY) {
-        netdev_wg_bridge_push(wg, eg.reply);
-    } else if (action == BRIDGE_L2_EG_TO_PEER) {
-        netdev_wg_tx_remember_source(wg, tx, pkt, now);
-        peer = wg_device_route(wg->dev, eg.family, eg.dst);
-        if (!peer) {
-            COVERAGE_INC(wg_tx_no_route);
-            netdev_wg_tx_drop(wg, NETDEV_WG_TX_NO_ROUTE);
-        } else if ((ovs_compat_pkt_is_tso(pkt) && wg->tso)
-                   || netdev_wg_check_mtu(wg, pkt, &eg)) {
-            dp_packet_pull(pkt, eg.l3_ofs);
-            dp_packet_set_size(pkt, eg.l3_len);
-            netdev_wg_tx_locked(wg, tx, peer, pkt);
-            return;
-        }
-    } else {
-        COVERAGE_INC(wg_tx_l2_drop);
-        netdev_wg_tx_drop(wg, NETDEV_WG_TX_L2);
-    }
-    dp_packet_delete(pkt);
-}
-
-/* The batch from the bridge and the engine's hooks. */
-
-/* What the unlocked part of a send failed at, counted under the lock
- * afterwards (netdev_wg_tx_count_late()). */
-struct netdev_wg_tx_late {
-    size_t cut_failed;          /* Super-packets that could not be cut... */
-    size_t cut_msgs;            /* ...and their messages, cancelled... */
-    size_t cut_bytes;           /* ...with their inner bytes. */
-    size_t seal_failed;         /* Messages that did not seal... */
-    size_t seal_failed_bytes;   /* ...with their inner bytes. */
-    size_t dropped;             /* Messages the socket did not take. */
-};
-
-/* Returns true if each begun message of cut 'c' of 'tx' has the length of
- * the segment cut into its slot, as described in 'slots': a message never
- * seals bytes of its slot beyond its segment. */
-static bool
-netdev_wg_cut_fits(const struct netdev_wg_tx *tx,
-                   const struct netdev_wg_cut *c,
-                   const struct pkt_gso_slot *slots)
-{
-    for (size_t i = c->first; i < c->first + c->n_begun; i++) {
-        const struct netdev_wg_pending *p = &tx->pending[i];
-        size_t idx = (p->slot - c->base) / tx->slots.slot_size;
-
-        if (idx >= c->n_slots || slots[idx].len != p->sealer.inner_len) {
-            return false;
-        }
-    }
-    return true;
-}
-
-/* Cuts the super-packets of 'tx' that wait for it into the slots of their
- * begun messages, outside the port's lock, and frees them.  The messages
- * of one that cannot be cut, or whose segments do not have the lengths
- * their messages began with, are cancelled. */
-static void
-netdev_wg_tx_cut(struct netdev_wg_tx *tx, struct netdev_wg_tx_late *late)
-{
-    struct pkt_gso_slot slots[NETDEV_WG_TX_SLOTS];
-
-    for (size_t i = 0; i < tx->n_cuts; i++) {
-        struct netdev_wg_cut *c = &tx->cuts[i];
-
-        if (!netdev_wg_cut_into(c->inner, c->len, c->mss, c->base,
-                                tx->slots.slot_size, c->n_slots, slots)
-            || !netdev_wg_cut_fits(tx, c, slots)) {
-            late->cut_bytes += netdev_wg_tx_cancel(tx, c->first, c->n_begun);
-            late->cut_failed++;
-            late->cut_msgs += c->n_begun;
-        }
-        dp_packet_delete(c->pkt);
-    }
-    tx->n_cuts = 0;
-}
-
-/* Seals the messages of 'tx' that wait for it, outside the port's lock,
- * and queues them for their socket. */
-static void
-netdev_wg_tx_seal_pending(struct netdev_wg_tx *tx,
-                          struct netdev_wg_tx_late *late)
-{
-    for (size_t i = 0; i < tx->n_pending; i++) {
-        struct netdev_wg_pending *p = &tx->pending[i];
-        const struct sockaddr *dst = (const struct sockaddr *) &p->dst;
-        size_t inner_len = p->sealer.inner_len;
-
-        if (!p->slot) {
-            continue;           /* Cancelled by netdev_wg_tx_cut(). */
-        } else if (wg_device_encrypt_finish(&p->sealer, p->slot)) {
-            udp_batch_tx_add_tos(dst->sa_family == AF_INET6 ? tx->q6 : tx->q4,
-                                 p->slot, p->len, dst, p->tos);
-        } else {
-            late->seal_failed++;
-            late->seal_failed_bytes += inner_len;
-        }
-    }
-    tx->n_pending = 0;
-}
-
 /* Counts what the unlocked part of a send of 'tx' failed at, 'late'. */
-static void
+void
 netdev_wg_tx_count_late(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
                         const struct netdev_wg_tx_late *late)
     OVS_EXCLUDED(wg->mutex)
@@ -956,174 +723,7 @@ netdev_wg_tx_count_late(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
     ovs_mutex_unlock(&wg->mutex);
 }
 
-/* Sends without the port's lock.
- *
- * A transmit queue sends each frame that needs nothing of what the port's
- * lock guards without taking it: an IP packet to a peer (judged by
- * bridge_l2_from_bridge_unlocked()) whose source the queue taught the
- * adapter in the last NETDEV_WG_TX_LEARNED_MS, whose peer (wg_device_route()
- * under RCU) has an endpoint, a socket for its family and a session that
- * needs no rekey (wg_device_reserve_unlocked()), and that is a TSO
- * super-packet or fits the MTU.  The first frame that needs more, and the
- * rest of the batch after it, go the locked way, so that frames leave in
- * the order they came. */
-
-/* What a send without the lock reads of the port's configuration once. */
-struct netdev_wg_unlocked {
-    int mtu;
-    bool tso;
-    long long int now;
-};
-
-/* Reads it; false if the port is not configured yet or the queue's slots
- * have the wrong size (the locked way resizes them). */
-static bool
-netdev_wg_unlocked_start(struct netdev_wireguard *wg,
-                         const struct netdev_wg_txq *txq,
-                         struct netdev_wg_unlocked *u)
-{
-    size_t slot_size;
-    bool ready;
-
-    atomic_read(&wg->unlocked_ready, &ready);
-    atomic_read_relaxed(&wg->unlocked_slot_size, &slot_size);
-    atomic_read_relaxed(&wg->unlocked_mtu, &u->mtu);
-    atomic_read_relaxed(&wg->unlocked_tso, &u->tso);
-    u->now = wg_device_now_unlocked(wg->dev);
-    return ready && slot_size == txq->tx.slots.slot_size;
-}
-
-/* Sends frame 'pkt' of the bridge without the port's lock if it needs
- * none (see above): then takes it and returns true.  Otherwise returns
- * false, with 'pkt' as it was. */
-static bool
-netdev_wg_tx_frame_unlocked(struct netdev_wireguard *wg,
-                            struct netdev_wg_tx *tx, struct dp_packet *pkt,
-                            const struct netdev_wg_unlocked *u)
-    OVS_REQ_RDLOCK(wg->sock_rwlock)
-{
-    const struct eth_header *eth = dp_packet_data(pkt);
-    const struct netdev_wg_learned *l;
-    struct netdev_wg_unlocked_dst d;
-    struct bridge_l2_egress eg;
-    struct netdev_wg_way way;
-    enum netdev_wg_sent sent;
-    struct in6_addr src;
-
-    if (!bridge_l2_from_bridge_unlocked(wg->l2, eth, dp_packet_size(pkt),
-                                        &eg, &src)) {
-        return false;
-    }
-    l = netdev_wg_learned_slot(tx, &src);
-    if (!ipv6_addr_equals(&l->addr, &src)
-        || !eth_addr_equals(l->mac, eth->eth_src)
-        || u->now - l->when >= NETDEV_WG_TX_LEARNED_MS) {
-        return false;
-    }
-    d.now = u->now;
-    d.peer = wg_device_route(wg->dev, eg.family, eg.dst);
-    if (!d.peer || !wg_device_peer_endpoint_copy(d.peer, &d.ss, &d.len)
-        || !netdev_wg_sock_for(wg, d.ss.ss_family)) {
-        return false;
-    }
-    way = (struct netdev_wg_way) {
-        .peer = d.peer, .mtu = u->mtu, .tso = u->tso, .d = &d,
-    };
-    sent = netdev_wg_tx_inner(wg, tx, &way, pkt,
-                              (uint8_t *) dp_packet_data(pkt) + eg.l3_ofs,
-                              eg.l3_len);
-    netdev_wg_way_end(wg, tx, &way);
-    if (sent == NETDEV_WG_SENT) {
-        dp_packet_delete(pkt);
-    }
-    return sent != NETDEV_WG_NOT_SENT;
-}
-
-/* Takes frames of 'batch' from '*i' on without the port's lock while each
- * needs none and transmit queue 'txq' has room for what one frame can
- * make. */
-static void
-netdev_wg_tx_frames_unlocked(struct netdev_wireguard *wg,
-                             struct netdev_wg_txq *txq,
-                             struct dp_packet_batch *batch, size_t *i)
-    OVS_EXCLUDED(wg->mutex)
-{
-    size_t n = dp_packet_batch_size(batch);
-    struct netdev_wg_unlocked u;
-
-    if (!netdev_wg_unlocked_start(wg, txq, &u)) {
-        return;
-    }
-    ovs_rwlock_rdlock(&wg->sock_rwlock);
-    for (size_t k = *i; k < n; k++) {
-        struct dp_packet *pkt = batch->packets[k];
-
-        if (tx_slots_room(&txq->tx.slots) < NETDEV_WG_TX_SLOTS) {
-            break;
-        }
-        ovs_compat_pkt_finish_tunnel_csum(pkt);
-        if (!netdev_wg_tx_frame_unlocked(wg, &txq->tx, pkt, &u)) {
-            break;
-        }
-        *i = k + 1;
-    }
-    ovs_rwlock_unlock(&wg->sock_rwlock);
-}
-
-/* Takes frames of 'batch' from '*i' on while transmit queue 'txq' has room
- * for what one frame can make, under the port's lock.  Slots of the wrong
- * size are replaced, but not under messages begun without the lock: then
- * the batch is sent first. */
-static void
-netdev_wg_tx_frames(struct netdev_wireguard *wg, struct netdev_wg_txq *txq,
-                    struct dp_packet_batch *batch, size_t *i)
-    OVS_REQUIRES(wg->mutex)
-{
-    size_t n = dp_packet_batch_size(batch);
-    long long int now = time_msec();
-
-    if (txq->tx.n_pending
-        && txq->tx.slots.slot_size != wg->slot_size) {
-        return;
-    }
-    netdev_wg_sock_fit_txq(wg, txq);
-    wg_device_clock_freeze(wg->dev);
-    while (*i < n && tx_slots_room(&txq->tx.slots) >= NETDEV_WG_TX_SLOTS) {
-        netdev_wg_tx_frame(wg, &txq->tx, batch->packets[(*i)++], now);
-    }
-    wg_device_clock_thaw(wg->dev);
-}
-
-void
-netdev_wg_tx_send(struct netdev_wireguard *wg, struct netdev_wg_txq *txq,
-                  struct dp_packet_batch *batch)
-    OVS_EXCLUDED(wg->mutex)
-{
-    size_t i = 0, n = dp_packet_batch_size(batch);
-
-    /* What needs no lock goes without it; what does (the adapter's
-     * learning and answers, a peer without a session, fragments, drops)
-     * takes it, for the rest of the round.  Cutting super-packets into
-     * segments, the cipher and the socket never hold it, so that several
-     * threads sending to the port do those at the same time. */
-    do {
-        struct netdev_wg_tx_late late = { 0, 0, 0, 0, 0, 0 };
-
-        netdev_wg_tx_frames_unlocked(wg, txq, batch, &i);
-        if (i < n && tx_slots_room(&txq->tx.slots) >= NETDEV_WG_TX_SLOTS) {
-            ovs_mutex_lock(&wg->mutex);
-            netdev_wg_tx_frames(wg, txq, batch, &i);
-            ovs_mutex_unlock(&wg->mutex);
-        }
-        netdev_wg_tx_cut(&txq->tx, &late);
-        netdev_wg_tx_seal_pending(&txq->tx, &late);
-        late.dropped = netdev_wg_sock_send_txq(wg, txq);
-        if (late.cut_failed || late.seal_failed || late.dropped) {
-            netdev_wg_tx_count_late(wg, &txq->tx, &late);
-        }
-    } while (i < n);
-    ovs_compat_batch_clear(batch);
-}
+/* The engine's hooks. */
 
 void
 netdev_wg_tx_session_ready(void *aux, struct wg_peer *peer)
