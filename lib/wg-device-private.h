@@ -19,8 +19,10 @@
 
 /* Internals shared by the files of the device: wg-device.c (clocks,
  * identity, load, peers: the core, which calls none of the others),
- * wg-device-tx.c (transmit), wg-device-rx.c (receive) and
- * wg-device-timers.c (timers, on top).  Not for users of the engine. */
+ * wg-device-tx.c (transmit), wg-device-handshake.c (handshake and cookie
+ * messages received), wg-device-rx.c (the receive dispatch and data
+ * messages) and wg-device-timers.c (timers, on top).  Not for users of
+ * the engine. */
 
 #include "openvswitch/hmap.h"
 #include "openvswitch/list.h"
@@ -86,6 +88,32 @@ struct wg_device {
  * says, and how to set it there. */
 long long int wg_device_peer_due_ms(const struct wg_peer *peer);
 void wg_device_peer_set_due(struct wg_peer *peer, long long int when);
+
+/* Received handshake and cookie messages (wg-device-handshake.c), for
+ * the receive dispatch of wg-device-rx.c: each returns the message's
+ * outcome, with the peer in 'out' when there is one. */
+enum wg_device_rx wg_device_rx_initiation(struct wg_device *dev,
+                                          const struct sockaddr *src,
+                                          socklen_t src_len,
+                                          const uint8_t *buf, size_t len,
+                                          long long int now,
+                                          struct wg_device_rx_result *out);
+enum wg_device_rx wg_device_rx_response(struct wg_device *dev,
+                                        const struct sockaddr *src,
+                                        socklen_t src_len,
+                                        const uint8_t *buf, size_t len,
+                                        long long int now,
+                                        struct wg_device_rx_result *out);
+enum wg_device_rx wg_device_rx_cookie_reply(struct wg_device *dev,
+                                            const uint8_t *buf,
+                                            long long int now,
+                                            struct wg_device_rx_result *out);
+
+/* Bookkeeping common to every authenticated packet from 'peer' from 'src'
+ * at 'now' (its endpoint, its timers). */
+void wg_device_authenticated_from(struct wg_peer *peer,
+                                  const struct sockaddr *src,
+                                  socklen_t src_len, long long int now);
 
 /* Counts one handshake message (initiation or response) received at 'now'
  * towards the load window. */
