@@ -449,6 +449,32 @@ void netdev_wg_get_custom_stats(const struct netdev_wireguard *wg,
 
 /* netdev-wireguard-peers.c. */
 
+/* Configuration parts (netdev-wireguard-config.c). */
+
+/* Advertises TSO and checksum offload once userspace-tso is on. */
+void netdev_wg_apply_offloads(struct netdev_wireguard *wg);
+
+/* Sets the port's own addresses of 'cfg'; on error, says why in '*errp'. */
+int netdev_wg_apply_addresses(struct netdev_wireguard *wg,
+                              const struct wg_config *cfg, char **errp);
+
+/* Puts back the addresses of the configuration last applied. */
+void netdev_wg_restore_addresses(struct netdev_wireguard *wg);
+
+/* The smallest inner MTU allowed with the database peers of 'cfg' and the
+ * addresses the layer-2 adapter holds. */
+int netdev_wg_min_mtu(const struct netdev_wireguard *wg,
+                      const struct wg_config *cfg);
+
+/* Fails a configuration 'cfg' that brings IPv6 to a port whose MTU is too
+ * small for it. */
+int netdev_wg_config_check_mtu(const struct netdev_wireguard *wg,
+                               const struct wg_config *cfg, char **errp);
+
+/* Logs each peer of 'errors' that is newly left out. */
+void netdev_wg_log_peer_errors(const struct netdev_wireguard *wg,
+                               const struct smap *errors);
+
 /* Per-peer port state. */
 struct netdev_wg_peer *netdev_wg_peer_create(const char *name,
                                              const char *fingerprint);
