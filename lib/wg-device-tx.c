@@ -269,6 +269,27 @@ encrypt_check(struct wg_device *dev, struct wg_peer *peer, size_t inner_len,
     return total;
 }
 
+/* What sealing at once and sealing later share: checks the message of
+ * 'inner_len' bytes 'inner' to 'peer' for 'msg' of 'msg_size' bytes, takes
+ * its counter and writes its header, the rest in '*sealer' (its keypair
+ * in sealer->kp).  Returns the message's length or an enum wg_device_tx
+ * value. */
+static int
+encrypt_start(struct wg_device *dev, struct wg_peer *peer, uint8_t *msg,
+              size_t msg_size, const uint8_t *inner, size_t inner_len,
+              long long int now, struct wg_device_sealer *sealer)
+{
+    struct wg_noise_keypair *kp;
+    int total = encrypt_check(dev, peer, inner_len, msg_size, now, &kp);
+
+    if (total >= 0
+        && !begin_seal(kp, msg, inner, inner_len, padded_len(dev, inner_len),
+                       sealer)) {
+        return WG_DEVICE_TX_NO_SESSION;
+    }
+    return total;
+}
+
 int
 wg_device_encrypt_from(struct wg_device *dev, struct wg_peer *peer,
                        uint8_t *msg, size_t msg_size,
@@ -276,21 +297,17 @@ wg_device_encrypt_from(struct wg_device *dev, struct wg_peer *peer,
 {
     long long int now = wg_device_now(dev);
     struct wg_device_sealer sealer;
-    struct wg_noise_keypair *kp;
     int total;
 
-    total = encrypt_check(dev, peer, inner_len, msg_size, now, &kp);
+    total = encrypt_start(dev, peer, msg, msg_size, inner, inner_len, now,
+                          &sealer);
     if (total < 0) {
         return total;
-    }
-    if (!begin_seal(kp, msg, inner, inner_len, padded_len(dev, inner_len),
-                    &sealer)) {
-        return WG_DEVICE_TX_NO_SESSION;
     } else if (!finish_seal(&sealer, msg)) {
         VLOG_WARN_RL(&rl, "encryption failed");
         return WG_DEVICE_TX_CRYPTO_ERROR;
     }
-    note_data_sent(dev, peer, kp, inner_len, total, now);
+    note_data_sent(dev, peer, sealer.kp, inner_len, total, now);
     return total;
 }
 
@@ -308,20 +325,15 @@ wg_device_encrypt_begin(struct wg_device *dev, struct wg_peer *peer,
                         struct wg_device_sealer *sealer)
 {
     long long int now = wg_device_now(dev);
-    uint8_t *inner = msg + WG_DEVICE_HEADROOM;
-    struct wg_noise_keypair *kp;
     int total;
 
-    total = encrypt_check(dev, peer, inner_len, msg_size, now, &kp);
+    total = encrypt_start(dev, peer, msg, msg_size, msg + WG_DEVICE_HEADROOM,
+                          inner_len, now, sealer);
     if (total < 0) {
         return total;
     }
-    if (!begin_seal(kp, msg, inner, inner_len, padded_len(dev, inner_len),
-                    sealer)) {
-        return WG_DEVICE_TX_NO_SESSION;
-    }
-    wg_noise_keypair_ref(kp);
-    note_data_sent(dev, peer, kp, inner_len, total, now);
+    wg_noise_keypair_ref(sealer->kp);
+    note_data_sent(dev, peer, sealer->kp, inner_len, total, now);
     return total;
 }
 
