@@ -92,18 +92,11 @@ void wg_device_peer_set_due(struct wg_peer *peer, long long int when);
 /* Received handshake and cookie messages (wg-device-handshake.c), for
  * the receive dispatch of wg-device-rx.c: each returns the message's
  * outcome, with the peer in 'out' when there is one. */
-enum wg_device_rx wg_device_rx_initiation(struct wg_device *dev,
-                                          const struct sockaddr *src,
-                                          socklen_t src_len,
-                                          const uint8_t *buf, size_t len,
-                                          long long int now,
-                                          struct wg_device_rx_result *out);
-enum wg_device_rx wg_device_rx_response(struct wg_device *dev,
-                                        const struct sockaddr *src,
-                                        socklen_t src_len,
-                                        const uint8_t *buf, size_t len,
-                                        long long int now,
-                                        struct wg_device_rx_result *out);
+typedef enum wg_device_rx wg_device_rx_handshake_func(
+    struct wg_device *dev, const struct sockaddr *src, socklen_t src_len,
+    const uint8_t *buf, size_t len, long long int now,
+    struct wg_device_rx_result *out);
+wg_device_rx_handshake_func wg_device_rx_initiation, wg_device_rx_response;
 enum wg_device_rx wg_device_rx_cookie_reply(struct wg_device *dev,
                                             const uint8_t *buf,
                                             long long int now,
