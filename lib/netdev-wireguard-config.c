@@ -31,8 +31,8 @@
 
 /* The parts of a port's configuration that set_config checks and applies
  * itself (netdev-wireguard.c, above, calls them in order): the port's own
- * addresses, the MTU rule, the offloads it advertises, and the log of the
- * peers the configuration left out. */
+ * addresses, the MTU rule, the offloads it advertises, its data-path
+ * AEAD ("aead"), and the log of the peers the configuration left out. */
 
 VLOG_DEFINE_THIS_MODULE(netdev_wireguard_config);
 
@@ -153,5 +153,17 @@ netdev_wg_log_peer_errors(const struct netdev_wireguard *wg,
             VLOG_WARN_RL(&rl, "%s: peer %s left out: %s",
                          netdev_get_name(&wg->up), node->key, node->value);
         }
+    }
+}
+
+void
+netdev_wg_apply_aead(struct netdev_wireguard *wg, const struct wg_config *cfg)
+{
+    enum wg_crypto_aead_backend b = (cfg->has_aead ? cfg->aead
+                                     : wg_crypto_aead_default());
+
+    if (wg_device_set_aead(wg->dev, b) || !wg->configured) {
+        VLOG_INFO("%s: data-path ChaCha20-Poly1305: %s",
+                  netdev_get_name(&wg->up), wg_crypto_aead_backend_name(b));
     }
 }

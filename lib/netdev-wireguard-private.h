@@ -471,6 +471,11 @@ int netdev_wg_min_mtu(const struct netdev_wireguard *wg,
 int netdev_wg_config_check_mtu(const struct netdev_wireguard *wg,
                                const struct wg_config *cfg, char **errp);
 
+/* Makes the sessions the port's peers make from now on use the data-path
+ * AEAD of 'cfg' ("aead", else the default), logged when it changes. */
+void netdev_wg_apply_aead(struct netdev_wireguard *wg,
+                          const struct wg_config *cfg);
+
 /* Logs each peer of 'errors' that is newly left out. */
 void netdev_wg_log_peer_errors(const struct netdev_wireguard *wg,
                                const struct smap *errors);

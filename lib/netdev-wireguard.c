@@ -175,38 +175,13 @@ netdev_wireguard_dealloc(struct netdev *netdev)
 
 /* Crypto. */
 
-/* The data-path ChaCha20-Poly1305 backend, when this variable names one
- * ("openssl" or "ipsec-mb"); otherwise the best this build and CPU have. */
-#define NETDEV_WG_AEAD_ENV "OVS_WIREGUARD_AEAD"
-static const char *netdev_wg_bad_aead_env;
-
-/* Applies NETDEV_WG_AEAD_ENV's value 'name' (if nonnull).  Returns false if
- * it names no backend that this build can run; the default stays. */
-static bool
-netdev_wg_choose_aead(const char *name)
-{
-    enum wg_crypto_aead_backend b = (name && !strcmp(name, "ipsec-mb")
-                                     ? WG_CRYPTO_AEAD_IPSECMB
-                                     : WG_CRYPTO_AEAD_OPENSSL);
-
-    return (!name
-            || (!strcmp(name, wg_crypto_aead_backend_name(b))
-                && wg_crypto_set_aead_backend(b)));
-}
-
-/* Logs, once, the crypto in use and an unusable NETDEV_WG_AEAD_ENV (at
- * start-up the log is still the console). */
+/* Logs, once, the crypto in use. */
 static void
 netdev_wg_log_crypto(void)
 {
     static struct ovsthread_once once = OVSTHREAD_ONCE_INITIALIZER;
 
     if (ovsthread_once_start(&once)) {
-        if (netdev_wg_bad_aead_env) {
-            VLOG_WARN("%s=%s: not a backend this build can run (openssl, "
-                      "ipsec-mb); using the default", NETDEV_WG_AEAD_ENV,
-                      netdev_wg_bad_aead_env);
-        }
         wg_crypto_log_config();
         ovsthread_once_done(&once);
     }
@@ -267,6 +242,7 @@ netdev_wireguard_set_config(struct netdev *netdev, const struct smap *args,
         netdev_wg_keys_apply(wg, &cfg);
         netdev_wg_apply_peers(wg, &cfg);
         netdev_wg_apply_offloads(wg);
+        netdev_wg_apply_aead(wg, &cfg);
         netdev_wg_log_peer_errors(wg, &cfg.peer_errors);
         if (cfg.n_rxq != netdev_n_rxq(netdev)) {
             netdev_request_reconfigure(netdev);
@@ -729,11 +705,6 @@ netdev_wireguard_register(void)
     if (ovsthread_once_start(&once)) {
         if (wg_crypto_init()) {
             ovs_fatal(0, "wireguard: crypto libraries failed to start");
-        }
-        const char *aead = getenv(NETDEV_WG_AEAD_ENV);
-
-        if (!netdev_wg_choose_aead(aead)) {
-            netdev_wg_bad_aead_env = aead;
         }
         wg_test_hooks_read_env();      /* Test builds only. */
         netdev_register_provider(&netdev_wireguard_class);

@@ -57,6 +57,7 @@ struct wg_device {
     struct wg_ratelimiter *ratelimiter;
 
     atomic_uint mtu;                    /* Read by unlocked senders. */
+    enum wg_crypto_aead_backend aead;   /* Of the peers' next sessions. */
     unsigned int rx_n_classes;          /* wg_device_set_rx_classes(). */
     bool defer_initiations;             /* See wg_device_set_deferred(). */
     bool in_run;                        /* Within wg_device_run(). */

@@ -99,6 +99,7 @@ wg_device_create(const struct wg_device_hooks *hooks, void *aux)
     dev->rekey_after_messages = WG_REKEY_AFTER_MESSAGES;
     atomic_init(&dev->mtu, 0);
     atomic_init(&dev->unlocked_work, false);
+    dev->aead = wg_crypto_aead_default();
     return dev;
 }
 
@@ -206,6 +207,28 @@ wg_device_set_rekey_after_messages_for_test(struct wg_device *dev,
     dev->rekey_after_messages = MIN(n, WG_REKEY_AFTER_MESSAGES);
 }
 #endif
+
+bool
+wg_device_set_aead(struct wg_device *dev,
+                   enum wg_crypto_aead_backend backend)
+{
+    struct wg_peer *peer;
+
+    if (backend == dev->aead) {
+        return false;
+    }
+    dev->aead = backend;
+    LIST_FOR_EACH (peer, list_node, &dev->peers) {
+        peer->keypairs.aead = backend;
+    }
+    return true;
+}
+
+enum wg_crypto_aead_backend
+wg_device_get_aead(const struct wg_device *dev)
+{
+    return dev->aead;
+}
 
 void
 wg_device_set_mtu(struct wg_device *dev, unsigned int mtu)
@@ -370,6 +393,7 @@ wg_device_peer_add(struct wg_device *dev, const uint8_t pub[WG_KEY_LEN],
     if (!peer) {
         return EINVAL;
     }
+    peer->keypairs.aead = dev->aead;
     peer->due_heap = &dev->due_peers;
     heap_insert(&dev->due_peers, &peer->due_node, due_priority(WG_TIMER_OFF));
     peer->timers.armed = peer_timer_armed;

@@ -106,6 +106,14 @@ bool wg_device_get_public_key(const struct wg_device *dev,
 /* Inner MTU used to cap padding (0: pad to the next multiple of 16 only). */
 void wg_device_set_mtu(struct wg_device *dev, unsigned int mtu);
 
+/* The data-path ChaCha20-Poly1305 backend of the sessions that the peers
+ * make from now on (one keeps its backend until it is replaced, within
+ * two minutes); wg_crypto_aead_default() unless set.  'backend' must be
+ * usable (wg_crypto_aead_backend_usable()).  Returns true if it changed. */
+bool wg_device_set_aead(struct wg_device *dev,
+                        enum wg_crypto_aead_backend backend);
+enum wg_crypto_aead_backend wg_device_get_aead(const struct wg_device *dev);
+
 #ifdef WG_TEST_HOOKS
 /* Test hook (test builds only, wg-test-hooks.h): send-side rekeying after
  * 'n' messages of a session instead of REKEY_AFTER_MESSAGES (2^60, which no

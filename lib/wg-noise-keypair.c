@@ -112,11 +112,12 @@ keypair_destroy(struct wg_noise_keypairs *kps, struct wg_noise_keypair *kp)
     }
 }
 
-/* (Tsend, Trecv) from the final chaining key; the initiator sends with the
- * first key, the responder with the second. */
+/* (Tsend, Trecv) from the final chaining key, as keys of backend 'aead';
+ * the initiator sends with the first key, the responder with the
+ * second. */
 static struct wg_noise_keypair *
 derive_keypair(const struct wg_noise_handshake *hs, bool initiator,
-               long long int now_ms)
+               enum wg_crypto_aead_backend aead, long long int now_ms)
 {
     uint8_t t1[WG_KEY_LEN], t2[WG_KEY_LEN];
     struct wg_noise_keypair *kp;
@@ -127,8 +128,8 @@ derive_keypair(const struct wg_noise_handshake *hs, bool initiator,
     kp = xzalloc(sizeof *kp);
     ovs_refcount_init(&kp->ref);
     atomic_init(&kp->send_counter, 0);
-    kp->send_key = wg_aead_key_create(initiator ? t1 : t2);
-    kp->recv_key = wg_aead_key_create(initiator ? t2 : t1);
+    kp->send_key = wg_aead_key_create_with(aead, initiator ? t1 : t2);
+    kp->recv_key = wg_aead_key_create_with(aead, initiator ? t2 : t1);
     wg_crypto_wipe(t1, sizeof t1);
     wg_crypto_wipe(t2, sizeof t2);
     if (!kp->send_key || !kp->recv_key) {
@@ -190,7 +191,7 @@ wg_noise_begin_session(struct wg_noise_handshake *hs,
         return NULL;
     }
     initiator = hs->state == WG_NOISE_CONSUMED_RESPONSE;
-    kp = derive_keypair(hs, initiator, now_ms);
+    kp = derive_keypair(hs, initiator, kps->aead, now_ms);
     if (!kp) {
         return NULL;
     }

@@ -104,6 +104,8 @@ struct wg_noise_keypairs {
     struct wg_noise_keypair *next;
     void (*release_index)(void *aux, uint32_t index);
     void *release_aux;
+    enum wg_crypto_aead_backend aead;   /* Of the sessions to come (the
+                                         * owner sets it). */
 };
 
 /* Outcome of consuming a handshake message. */
