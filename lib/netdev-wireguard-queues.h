@@ -236,9 +236,10 @@ struct netdev_wg_tx {
 };
 
 /* A transmit queue: the batch of the thread that sends with its qid, and
- * a mutex for when OVS says the qid is shared ('concurrent_txq'). */
+ * a spinlock for when OVS says the qid is shared ('concurrent_txq'), as
+ * OVS's own netdev-dpdk and netdev-afxdp lock a shared txq. */
 struct netdev_wg_txq {
-    struct ovs_mutex mutex;
+    struct ovs_spin lock;
     struct netdev_wg_tx tx;
 };
 

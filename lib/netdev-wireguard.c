@@ -523,9 +523,9 @@ netdev_wireguard_send(struct netdev *netdev, int qid,
     struct netdev_wg_txq *txq = wg->txqs[qid % wg->n_txq];
 
     if (OVS_UNLIKELY(concurrent_txq)) {
-        ovs_mutex_lock(&txq->mutex);
+        ovs_spin_lock(&txq->lock);
         netdev_wg_tx_send(wg, txq, batch);
-        ovs_mutex_unlock(&txq->mutex);
+        ovs_spin_unlock(&txq->lock);
     } else {
         netdev_wg_tx_send(wg, txq, batch);
     }
