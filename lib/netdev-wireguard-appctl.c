@@ -143,8 +143,7 @@ struct netdev_wg_show_job {
     bool offload;
     struct svec ports;              /* Names of the ports to show. */
     size_t next_port;
-    uint8_t (*keys)[WG_KEY_LEN];    /* The port's peers at its turn. */
-    size_t n_keys, next_key;
+    struct wg_device_peer_walk walk;    /* The port's peers at its turn. */
     struct ds out;
 };
 
@@ -209,29 +208,22 @@ netdev_wg_show_port_step(struct netdev_wg_show_job *job,
                          struct netdev_wireguard *wg)
 {
     const char *name = job->ports.names[job->next_port];
+    const struct wg_peer *peer = NULL;
 
-    if (wg && !job->keys) {
+    if (wg && !wg_device_peer_walk_started(&job->walk)) {
         if (job->out.length) {
             ds_put_char(&job->out, '\n');
         }
         wg_show_device_head(&job->out, name, wg->dev, wg->bound_port);
-        job->n_keys = wg_device_peer_count(wg->dev);
-        job->keys = wg_device_peer_keys(wg->dev);
-        job->next_key = 0;
-    } else if (wg && job->next_key < job->n_keys) {
-        const struct wg_peer *peer
-            = wg_device_peer_lookup(wg->dev, job->keys[job->next_key++]);
-
-        if (peer) {
-            wg_show_peer(&job->out, wg->dev, peer);
-        }
+        wg_device_peer_walk_start(&job->walk, wg->dev);
+    } else if (wg && (peer = wg_device_peer_walk_next(&job->walk, wg->dev))) {
+        wg_show_peer(&job->out, wg->dev, peer);
     } else {
         if (wg && job->offload) {
             ds_put_char(&job->out, '\n');
             netdev_wg_show_offload(&job->out, wg);
         }
-        free(job->keys);
-        job->keys = NULL;
+        wg_device_peer_walk_destroy(&job->walk);
         job->next_port++;
     }
 }

@@ -70,11 +70,20 @@ netdev_wg_peer_of(struct wg_peer *peer)
     return np;
 }
 
+/* Lets go of what port 'wg_' attached to 'peer', which is being removed. */
+static void
+netdev_wg_peer_detach(void *wg_, struct wg_peer *peer)
+{
+    struct netdev_wireguard *wg = wg_;
+
+    netdev_wg_peer_destroy(wg, wg_device_peer_get_user_data(peer));
+    wg_device_peer_set_user_data(peer, NULL);
+}
+
 static void
 netdev_wg_peer_remove(struct netdev_wireguard *wg, struct wg_peer *peer)
 {
-    netdev_wg_peer_destroy(wg, wg_device_peer_get_user_data(peer));
-    wg_device_peer_set_user_data(peer, NULL);
+    netdev_wg_peer_detach(wg, peer);
     wg_device_peer_remove(wg->dev, peer);
 }
 
@@ -82,15 +91,7 @@ void
 netdev_wg_peer_remove_self(struct netdev_wireguard *wg,
                            const uint8_t priv[WG_KEY_LEN])
 {
-    uint8_t pub[WG_KEY_LEN];
-    struct wg_peer *self;
-
-    if (wg_crypto_public_key(pub, priv)) {
-        self = wg_device_peer_lookup(wg->dev, pub);
-        if (self) {
-            netdev_wg_peer_remove(wg, self);
-        }
-    }
+    wg_device_peer_remove_own(wg->dev, priv, netdev_wg_peer_detach, wg);
 }
 
 void

@@ -21,6 +21,7 @@
 #include "dp-packet.h"
 #include "hash.h"
 #include "netdev-wireguard-private.h"
+#include "netdev-wireguard-tx.h"
 #include "openvswitch/vlog.h"
 #include "ovs-compat.h"
 #include "pkt-csum.h"
@@ -31,30 +32,30 @@
 #include "util.h"
 #include "wg-device.h"
 
-/* Bridge to peer: the send path of a wireguard port, top to bottom.
+/* Bridge to peer, the bottom of the send path: an inner IP packet to its
+ * peer, top to bottom.
  *
- * netdev_wg_tx_send() takes a batch from the bridge.  For each frame the
- * layer-2 adapter answers ARP/ND itself or yields an inner IP packet
- * (netdev_wg_tx_frame()); cryptokey routing picks its peer and the MTU
- * policy lets it through, fragments it (IPv4 without DF) or answers ICMP
- * "too big".  A packet for a peer without a session waits in the peer's
- * queue while a handshake starts; netdev_wg_tx_session_ready() sends what
- * waited.  netdev_wg_tx_inner() cuts a TSO super-packet by pkt-gso straight
- * into message slots, each then encrypted in place (a transmit queue's
- * batch begins each message under the lock and cuts after it, just before
- * sealing: netdev_wg_tx_cut()), or encrypts any other
- * packet straight from its buffer into a slot (completing its checksum in
- * the packet first if it asked for offload; a packet to fragment is copied
- * fragment by fragment into slots, and a transmit queue's batch, sealed
- * after the packets are freed, seals from copies); each message is queued,
- * and the batch leaves with UDP GSO at its end (netdev-wireguard-sock.c).
- * Every drop has a coverage counter and a rate-limited log line.  Never
- * calls the receive path. */
+ * The send path is three files: the batch (netdev-wireguard-tx-batch.c,
+ * netdev_wg_tx_send()) sends what it can without the port's lock and the
+ * rest a frame at a time under it (netdev-wireguard-tx-frame.c: the
+ * layer-2 adapter, routing, the MTU policy); both end here, in
+ * netdev_wg_tx_inner(), one function per step for both ways
+ * (struct netdev_wg_way, netdev-wireguard-tx.h).  A packet for a peer
+ * without a session waits in the peer's queue while a handshake starts;
+ * netdev_wg_tx_session_ready() sends what waited.  A TSO super-packet is
+ * cut by pkt-gso straight into message slots, each then encrypted in place
+ * (a transmit queue's batch begins each message and cuts after the lock,
+ * just before sealing: netdev_wg_tx_cut()); any other packet is encrypted
+ * straight from its buffer into a slot (its checksum completed first if it
+ * asked for offload), or, in a transmit queue's batch, sealed after the
+ * packets are freed, from a copy in the slot; a packet to fragment is
+ * copied fragment by fragment into slots.  Each message is queued, and the
+ * batch leaves with UDP GSO at its end (netdev-wireguard-sock.c).  Every
+ * drop has a coverage counter and a rate-limited log line.  Never calls
+ * the receive path, nor the two files above it. */
 
 VLOG_DEFINE_THIS_MODULE(netdev_wireguard_tx);
 
-COVERAGE_DEFINE(wg_tx_no_route);
-COVERAGE_DEFINE(wg_tx_too_big);
 COVERAGE_DEFINE(wg_tx_queue_full);
 COVERAGE_DEFINE(wg_tx_no_endpoint);
 COVERAGE_DEFINE(wg_tx_encrypt_error);
@@ -67,12 +68,11 @@ COVERAGE_DEFINE(wg_tx_csum_fill);
 COVERAGE_DEFINE(wg_tx_csum_unfilled);
 COVERAGE_DEFINE(wg_tx_frag_error);
 COVERAGE_DEFINE(wg_tx_fragmented);
-COVERAGE_DEFINE(wg_tx_l2_drop);
 
 /* Counts a packet of the bridge that 'wg' does not send for reason 'c',
  * which is logged (rate-limited per reason); the caller counts the reason's
  * coverage counter. */
-static void
+void
 netdev_wg_tx_drop(struct netdev_wireguard *wg, enum netdev_wg_counter c)
 {
     wg->stats.tx_dropped++;
@@ -100,7 +100,7 @@ netdev_wg_tx_count_sent(struct netdev_wg_tx *tx, size_t n,
 
 /* Takes 'n' packets of 'inner_bytes' that 'tx' counted but that did not
  * leave out of the port's statistics. */
-static void
+void
 netdev_wg_tx_uncount(struct netdev_wg_tx *tx, size_t n, size_t inner_bytes)
 {
     netdev_wg_counter_add(&tx->counts.packets, -(uint64_t) n);
@@ -237,33 +237,165 @@ netdev_wg_tx_fill_csum(struct netdev_wg_tx *tx, uint8_t *inner, size_t len)
     netdev_wg_counter_add(&tx->counts.csum_filled, 1);
 }
 
-/* Encrypts and queues one inner packet of at most the MTU, 'inner' (the
- * caller's packet, ours: written only to complete its checksum if it
- * asked for that, 'fill_csum'), straight from the packet into a message
- * slot.  A batch whose seals wait until the port's lock is released (a
- * transmit queue's) seals from a copy in the slot: the caller frees the
- * packet before then. */
-static void
-netdev_wg_send_one(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
-                   struct wg_peer *peer, uint8_t *inner, size_t len,
-                   bool fill_csum)
+/* Cancels the 'n' pending messages of 'tx' from 'first' on: each releases
+ * its keypair and leaves its slot unused until the flush.  Returns their
+ * inner bytes. */
+size_t
+netdev_wg_tx_cancel(struct netdev_wg_tx *tx, size_t first, size_t n)
 {
-    uint8_t *slot = netdev_wg_slots_acquire(wg, tx, 1);
+    size_t bytes = 0;
 
-    if (!slot) {
+    for (size_t i = first; i < first + n; i++) {
+        bytes += tx->pending[i].sealer.inner_len;
+        wg_device_encrypt_cancel(&tx->pending[i].sealer);
+        tx->pending[i].slot = NULL;
+    }
+    return bytes;
+}
+
+/* Begins the message of 'len' inner bytes in 'slot' of 'tx' for 'd',
+ * reserved in 'r', and makes it wait in 'tx' with outer TOS 'tos'.
+ * Returns its length, or a negative value. */
+static int
+netdev_wg_begin_reserved(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
+                         const struct netdev_wg_unlocked_dst *d,
+                         struct wg_device_reservation *r, uint8_t *slot,
+                         size_t len, uint8_t tos)
+{
+    struct wg_device_sealer *sealer = &tx->pending[tx->n_pending].sealer;
+    int n = wg_device_encrypt_begin_reserved(wg->dev, r, slot, len,
+                                             tx->slots.slot_size, sealer);
+
+    if (n > 0) {
+        netdev_wg_tx_pend(tx, slot, n, (const struct sockaddr *) &d->ss,
+                          d->len, tos);
+    }
+    return n;
+}
+
+/* Reserves 'n' messages for 'd' and 'n' slots of 'tx' for them: returns
+ * the first slot, or NULL with nothing reserved. */
+static uint8_t *
+netdev_wg_reserve_unlocked(struct netdev_wireguard *wg,
+                           struct netdev_wg_tx *tx,
+                           const struct netdev_wg_unlocked_dst *d, size_t n,
+                           struct wg_device_reservation *r)
+{
+    uint8_t *base = tx_slots_acquire(&tx->slots, n);
+
+    if (base && wg_device_reserve_unlocked(wg->dev, d->peer, n, d->now, r)) {
+        tx_slots_release_tail(&tx->slots, base, n);
+        base = NULL;
+    }
+    return base;
+}
+
+/* Returns 'n' free message slots of 'tx' for 'way', or NULL: counted
+ * under the lock; without it, with 'n' messages reserved for them. */
+static uint8_t *
+netdev_wg_way_slots(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
+                    struct netdev_wg_way *way, size_t n)
+{
+    uint8_t *base;
+
+    if (!way->locked) {
+        return netdev_wg_reserve_unlocked(wg, tx, way->d, n, &way->r);
+    }
+    base = netdev_wg_slots_acquire(wg, tx, n);
+    if (!base) {
         netdev_wg_tx_no_room(wg);
+    }
+    return base;
+}
+
+/* Begins (or seals at once, for the port's own batch) the message of
+ * 'len' inner bytes 'inner' in 'slot' of 'tx' for 'way', with outer TOS
+ * 'tos'.  Returns true if it is queued or waits to be sealed. */
+static bool
+netdev_wg_way_begin(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
+                    struct netdev_wg_way *way, uint8_t *slot,
+                    const uint8_t *inner, size_t len, uint8_t tos)
+{
+    int n;
+
+    if (way->locked) {
+        return netdev_wg_seal_tos(wg, tx, way->peer, slot, inner, len, tos);
+    }
+    n = netdev_wg_begin_reserved(wg, tx, way->d, &way->r, slot, len, tos);
+    if (n < 0) {
+        return false;
+    }
+    way->n_msgs++;
+    way->bytes += n;
+    way->inner_bytes += len;
+    return true;
+}
+
+/* Takes back, without the lock, the messages of 'way' begun in 'tx' from
+ * 'first' on and the 'n_slots' slots from 'base' on. */
+static void
+netdev_wg_way_undo(struct netdev_wg_tx *tx, struct netdev_wg_way *way,
+                   size_t first, uint8_t *base, size_t n_slots)
+{
+    netdev_wg_tx_cancel(tx, first, tx->n_pending - first);
+    tx->n_pending = first;
+    way->n_msgs = way->bytes = way->inner_bytes = 0;
+    wg_device_reservation_release(&way->r);
+    tx_slots_release_tail(&tx->slots, base, n_slots);
+}
+
+/* Ends 'way': without the lock, gives back what is left of its
+ * reservation and counts what it sent, for the port and for the peer. */
+void
+netdev_wg_way_end(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
+                  struct netdev_wg_way *way)
+{
+    if (way->locked) {
         return;
     }
-    if (fill_csum) {
+    wg_device_reservation_release(&way->r);
+    if (way->n_msgs) {
+        netdev_wg_tx_count_sent(tx, way->n_msgs, way->inner_bytes);
+        netdev_wg_counter_add(&tx->counts.unlocked, way->n_msgs);
+        wg_device_note_sent_unlocked(wg->dev, way->peer, way->n_msgs,
+                                     way->bytes, true, way->d->now);
+    }
+}
+
+/* Sends the inner packet 'inner' of 'len' bytes (at most the MTU) of
+ * 'pkt' the 'way' it goes.  A batch that seals at once seals straight from
+ * the packet, its checksum completed there first if it asked for that; a
+ * batch whose seals wait (the caller frees the packet before then) seals a
+ * copy in the slot, whose checksum is completed there.  Returns true if
+ * its message is queued or begun. */
+static bool
+netdev_wg_send_one(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
+                   struct netdev_wg_way *way, const struct dp_packet *pkt,
+                   uint8_t *inner, size_t len)
+{
+    bool fill = ovs_compat_pkt_l4_csum_partial(pkt);
+    uint8_t *slot = netdev_wg_way_slots(wg, tx, way, 1);
+    uint8_t *copy;
+
+    if (!slot) {
+        return false;
+    }
+    if (fill && !tx->pending) {
         netdev_wg_tx_fill_csum(tx, inner, len);
     }
-    if (tx->pending) {
-        memcpy(slot + WG_DEVICE_HEADROOM, inner, len);
-        inner = slot + WG_DEVICE_HEADROOM;
-    }
-    if (!netdev_wg_seal_from(wg, tx, peer, slot, inner, len)) {
+    copy = tx->pending ? slot + WG_DEVICE_HEADROOM : inner;
+    if (!netdev_wg_way_begin(wg, tx, way, slot, copy, len,
+                             pkt_ecn_encap(inner, len))) {
         tx_slots_release_tail(&tx->slots, slot, 1);
+        return false;
     }
+    if (tx->pending) {
+        memcpy(copy, inner, len);
+        if (fill) {
+            netdev_wg_tx_fill_csum(tx, copy, len);
+        }
+    }
+    return true;
 }
 
 /* Returns the TCP payload bytes per segment for super-packet 'info': what
@@ -291,7 +423,7 @@ netdev_wg_count_super(struct netdev_wg_tx *tx, size_t n_segs)
  * 'mss' payload bytes, straight into the 'n_slots' message slots of 'size'
  * bytes from 'base' on, described in 'slots' (NETDEV_WG_TX_SLOTS).  Needs
  * no lock.  Returns true on success. */
-static bool
+bool
 netdev_wg_cut_into(const void *inner, size_t len, size_t mss, uint8_t *base,
                    size_t size, size_t n_slots, struct pkt_gso_slot *slots)
 {
@@ -358,60 +490,106 @@ netdev_wg_super_mss(struct netdev_wireguard *wg, const void *inner,
     return mss;
 }
 
-/* Cuts the TSO super-packet 'pkt' into segments of at most the inner MTU
- * (and of the guest's segment size, if known) straight into message slots
- * and encrypts each.  The port's own batch cuts and seals at once.  A
- * transmit queue's batch begins each message with the length its segment
- * will have and leaves the cutting, like the sealing, until the port's
- * lock is released (netdev_wg_tx_cut()): then it keeps 'pkt' and returns
- * true.  Otherwise the caller still owns 'pkt'. */
-static bool
-netdev_wg_send_super(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
-                     struct wg_peer *peer, struct dp_packet *pkt)
+/* Returns the TCP payload bytes per segment for the TSO super-packet
+ * 'inner' of 'len' bytes of 'pkt' sent 'way' (parsed into '*info'), or 0:
+ * then counted under the lock. */
+static size_t
+netdev_wg_way_mss(struct netdev_wireguard *wg, const struct netdev_wg_way *way,
+                  const struct dp_packet *pkt, const void *inner, size_t len,
+                  struct pkt_ip_info *info)
 {
-    const void *inner = dp_packet_data(pkt);
-    size_t len = dp_packet_size(pkt), size = tx->slots.slot_size;
-    size_t mss, n_slots, first = tx->n_pending;
-    struct pkt_gso_slot slots[NETDEV_WG_TX_SLOTS];
-    struct pkt_ip_info info;
-    uint8_t *base, tos;
+    uint16_t guest_mss = ovs_compat_pkt_tso_segsz(pkt);
+    bool udp;
 
-    mss = netdev_wg_super_mss(wg, inner, len,
-                              ovs_compat_pkt_tso_segsz(pkt), &info);
-    if (!mss) {
-        return false;
+    return (way->locked
+            ? netdev_wg_super_mss(wg, inner, len, guest_mss, info)
+            : netdev_wg_super_plan(way->mtu, inner, len, guest_mss, info,
+                                   &udp));
+}
+
+/* Cuts the super-packet 'inner' of 'len' bytes into the 'n_slots' slots of
+ * 'tx' from 'base' on at once, for a batch that seals at once.  On failure
+ * counts it, releases the slots and returns false. */
+static bool
+netdev_wg_cut_now(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
+                  const void *inner, size_t len, size_t mss, uint8_t *base,
+                  size_t n_slots)
+{
+    struct pkt_gso_slot slots[NETDEV_WG_TX_SLOTS];
+
+    if (netdev_wg_cut_into(inner, len, mss, base, tx->slots.slot_size,
+                           n_slots, slots)) {
+        return true;
     }
-    n_slots = pkt_gso_n_segs(&info, mss);
-    base = netdev_wg_slots_acquire(wg, tx, n_slots);
-    if (!base) {
-        netdev_wg_tx_no_room(wg);
-        return false;
-    }
-    if (!tx->pending
-        && !netdev_wg_cut_into(inner, len, mss, base, size, n_slots,
-                               slots)) {
-        COVERAGE_INC(wg_tx_gso_error);
-        netdev_wg_tx_error(wg, NETDEV_WG_TX_GSO_ERROR);
-        tx_slots_release_tail(&tx->slots, base, n_slots);
-        return false;
-    }
-    netdev_wg_count_super(tx, n_slots);
-    tos = pkt_ecn_encap(inner, len);    /* Each segment's, too. */
+    COVERAGE_INC(wg_tx_gso_error);
+    netdev_wg_tx_error(wg, NETDEV_WG_TX_GSO_ERROR);
+    tx_slots_release_tail(&tx->slots, base, n_slots);
+    return false;
+}
+
+/* Begins (or seals) a message per segment of super-packet 'info', cut
+ * into segments of 'mss' payload bytes, in the 'n_slots' slots of 'tx'
+ * from 'base' on, each with outer TOS 'tos'.  Under the lock, a slot whose
+ * message fails stays unused until the flush; without it, one failure
+ * takes back every message and slot, and returns false. */
+static bool
+netdev_wg_begin_segments(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
+                         struct netdev_wg_way *way, uint8_t *base,
+                         size_t n_slots, const struct pkt_ip_info *info,
+                         size_t mss, uint8_t tos)
+{
+    size_t first = tx->n_pending, size = tx->slots.slot_size;
+
     for (size_t i = 0; i < n_slots; i++) {
-        /* A slot whose message fails stays unused until the flush. */
         uint8_t *slot = base + i * size;
 
-        netdev_wg_seal_tos(wg, tx, peer, slot, slot + WG_DEVICE_HEADROOM,
-                           pkt_gso_seg_len(&info, mss, i), tos);
+        if (!netdev_wg_way_begin(wg, tx, way, slot,
+                                 slot + WG_DEVICE_HEADROOM,
+                                 pkt_gso_seg_len(info, mss, i), tos)
+            && !way->locked) {
+            netdev_wg_way_undo(tx, way, first, base, n_slots);
+            return false;
+        }
     }
+    return true;
+}
+
+/* Cuts the TSO super-packet 'inner' of 'len' bytes of 'pkt' into segments
+ * of at most the inner MTU (and of the guest's segment size, if known)
+ * straight into message slots and begins a message for each, the 'way' it
+ * goes.  The port's own batch cuts and seals at once.  A transmit queue's
+ * batch begins each message with the length its segment will have and
+ * leaves the cutting, like the sealing, until the port's lock is released
+ * (netdev_wg_tx_cut()): then it keeps 'pkt'. */
+static enum netdev_wg_sent
+netdev_wg_send_super(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
+                     struct netdev_wg_way *way, struct dp_packet *pkt,
+                     const uint8_t *inner, size_t len)
+{
+    size_t first = tx->n_pending, mss, n_slots;
+    struct pkt_ip_info info;
+    uint8_t *base;
+
+    mss = netdev_wg_way_mss(wg, way, pkt, inner, len, &info);
+    n_slots = mss ? pkt_gso_n_segs(&info, mss) : 0;
+    base = n_slots ? netdev_wg_way_slots(wg, tx, way, n_slots) : NULL;
+    if (!base
+        || (!tx->pending
+            && !netdev_wg_cut_now(wg, tx, inner, len, mss, base, n_slots))
+        || !netdev_wg_begin_segments(wg, tx, way, base, n_slots, &info, mss,
+                                     pkt_ecn_encap(inner, len))) {
+        return NETDEV_WG_NOT_SENT;
+    }
+    netdev_wg_count_super(tx, n_slots);
     if (!tx->pending || tx->n_pending == first) {
-        return false;           /* Cut already, or no message begun. */
+        return NETDEV_WG_SENT;  /* Cut already, or no message begun. */
     }
     tx->cuts[tx->n_cuts++] = (struct netdev_wg_cut) {
-        .pkt = pkt, .base = base, .n_slots = n_slots, .mss = mss,
-        .first = first, .n_begun = tx->n_pending - first,
+        .pkt = pkt, .inner = inner, .len = len, .base = base,
+        .n_slots = n_slots, .mss = mss, .first = first,
+        .n_begun = tx->n_pending - first,
     };
-    return true;
+    return NETDEV_WG_KEPT;
 }
 
 /* Sends the IPv4 packet 'inner' (DF clear, longer than the MTU) as
@@ -474,245 +652,51 @@ netdev_wg_tx_dequeue(struct netdev_wireguard *wg, struct netdev_wg_peer *np)
     return pkt;
 }
 
-/* Sends inner packet 'pkt' (its data starts at the IP header) to 'peer',
- * or queues it until the peer has a session.  Takes ownership of 'pkt'. */
-static void
+/* Sends the inner packet 'inner' of 'len' bytes of 'pkt' to the peer of
+ * 'way', the way it goes.  Under the lock, a packet for a peer without a
+ * session waits in the peer's queue while a handshake starts (then the
+ * packet's data must start at 'inner') and an IPv4 packet longer than the
+ * MTU, DF clear, goes as fragments; without it, neither is sent. */
+enum netdev_wg_sent
 netdev_wg_tx_inner(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
-                   struct wg_peer *peer, struct dp_packet *pkt)
+                   struct netdev_wg_way *way, struct dp_packet *pkt,
+                   uint8_t *inner, size_t len)
 {
-    const void *inner = dp_packet_data(pkt);
-    size_t len = dp_packet_size(pkt);
-
-    if (!wg_device_peer_has_session(wg->dev, peer)) {
-        netdev_wg_tx_enqueue(wg, netdev_wg_peer_of(peer), pkt);
-        wg_device_peer_initiate(wg->dev, peer);
-        return;
+    if (way->locked && !wg_device_peer_has_session(wg->dev, way->peer)) {
+        netdev_wg_tx_enqueue(wg, netdev_wg_peer_of(way->peer), pkt);
+        wg_device_peer_initiate(wg->dev, way->peer);
+        return NETDEV_WG_KEPT;
+    } else if (len <= way->mtu) {
+        return (netdev_wg_send_one(wg, tx, way, pkt, inner, len)
+                ? NETDEV_WG_SENT : NETDEV_WG_NOT_SENT);
+    } else if (ovs_compat_pkt_is_tso(pkt) && way->tso) {
+        return netdev_wg_send_super(wg, tx, way, pkt, inner, len);
+    } else if (way->locked) {
+        netdev_wg_send_fragments(wg, tx, way->peer, inner, len);
+        return NETDEV_WG_SENT;
     }
-    if (ovs_compat_pkt_is_tso(pkt) && len > wg->mtu) {
-        if (netdev_wg_send_super(wg, tx, peer, pkt)) {
-            return;             /* Cut after the lock (netdev_wg_tx_cut()). */
-        }
-    } else if (len > wg->mtu) {
-        netdev_wg_send_fragments(wg, tx, peer, inner, len);
-    } else {
-        netdev_wg_send_one(wg, tx, peer, dp_packet_data(pkt), len,
-                           ovs_compat_pkt_l4_csum_partial(pkt));
-    }
-    dp_packet_delete(pkt);
+    return NETDEV_WG_NOT_SENT;
 }
 
-/* Frames from the bridge. */
-
-static bool
-netdev_wg_routable(void *aux, int family, const void *addr)
+/* Sends inner packet 'pkt' (its data starts at the IP header) to 'peer'
+ * under the port's lock, or queues it until the peer has a session.
+ * Takes ownership of 'pkt'. */
+void
+netdev_wg_tx_locked(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
+                    struct wg_peer *peer, struct dp_packet *pkt)
 {
-    struct netdev_wireguard *wg = aux;
-    return wg_device_route(wg->dev, family, addr) != NULL;
-}
+    struct netdev_wg_way way = {
+        .locked = true, .peer = peer, .mtu = wg->mtu, .tso = true,
+    };
 
-/* Handles an IP packet too big for the inner MTU that is not a TSO
- * super-packet.  Returns true if it may still be sent (IPv4 without DF:
- * fragmented at send time). */
-static bool
-netdev_wg_check_mtu(struct netdev_wireguard *wg, const struct dp_packet *pkt,
-                    const struct bridge_l2_egress *eg)
-{
-    const uint8_t *ip = (const uint8_t *) dp_packet_data(pkt) + eg->l3_ofs;
-    uint8_t icmp[BRIDGE_L2_ICMP_FRAME_MAX];
-    size_t n;
-
-    switch (pkt_mtu_check(ip, eg->l3_len, wg->mtu)) {
-    case PKT_MTU_FITS:
-    case PKT_MTU_FRAGMENT:
-        return true;
-    case PKT_MTU_TOO_BIG:
-    default:
-        COVERAGE_INC(wg_tx_too_big);
-        netdev_wg_tx_drop(wg, NETDEV_WG_TX_TOO_BIG);
-        if (is_pow2(wg->counters[NETDEV_WG_TX_TOO_BIG])) {
-            /* status:tx_too_big, refreshed a logarithmic number of times:
-             * OVS reads the status only when the change sequence moves. */
-            netdev_change_seq_changed(&wg->up);
-        }
-        n = bridge_l2_icmp_too_big(wg->l2, dp_packet_data(pkt),
-                                   dp_packet_size(pkt), wg->mtu, icmp,
-                                   sizeof icmp);
-        if (n) {
-            netdev_wg_bridge_frame(wg, icmp, n);
-        }
-        return false;
+    if (netdev_wg_tx_inner(wg, tx, &way, pkt, dp_packet_data(pkt),
+                           dp_packet_size(pkt)) != NETDEV_WG_KEPT) {
+        dp_packet_delete(pkt);
     }
-}
-
-/* Where 'tx' remembers teaching the adapter source 'src'. */
-static struct netdev_wg_learned *
-netdev_wg_learned_slot(struct netdev_wg_tx *tx, const struct in6_addr *src)
-{
-    return &tx->learned[hash_bytes(src, sizeof *src, 0)
-                        % NETDEV_WG_TX_LEARNED];
-}
-
-/* After the adapter judged 'pkt' (under the port's lock) to go to a peer,
- * and learned its source: a transmit queue remembers that, so that its
- * sends without the lock may skip learning it again for a while. */
-static void
-netdev_wg_tx_remember_source(struct netdev_wireguard *wg,
-                             struct netdev_wg_tx *tx,
-                             const struct dp_packet *pkt)
-{
-    const struct eth_header *eth = dp_packet_data(pkt);
-    struct bridge_l2_egress eg;
-    struct in6_addr src;
-
-    if (tx->pending
-        && bridge_l2_from_bridge_unlocked(wg->l2, eth, dp_packet_size(pkt),
-                                          &eg, &src)) {
-        struct netdev_wg_learned *l = netdev_wg_learned_slot(tx, &src);
-
-        l->addr = src;
-        l->mac = eth->eth_src;
-        l->when = time_msec();
-    }
-}
-
-/* Takes one frame from the bridge: answers ARP/ND, drops what WireGuard
- * cannot carry, sends IP packets to their peer.  Takes ownership. */
-static void
-netdev_wg_tx_frame(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
-                   struct dp_packet *pkt)
-{
-    struct bridge_l2_egress eg;
-    enum bridge_l2_eg_action action;
-    struct wg_peer *peer;
-
-    ovs_compat_pkt_finish_tunnel_csum(pkt);
-    action = bridge_l2_from_bridge(wg->l2, dp_packet_data(pkt),
-                                   dp_packet_size(pkt), time_msec(),
-                                   netdev_wg_routable, wg, &eg);
-    if (eg.resolved) {
-        netdev_wg_bridge_flush_resolved(wg);
-    }
-    if (action == BRIDGE_L2_EG_REPLY) {
-        netdev_wg_bridge_push(wg, eg.reply);
-    } else if (action == BRIDGE_L2_EG_TO_PEER) {
-        netdev_wg_tx_remember_source(wg, tx, pkt);
-        peer = wg_device_route(wg->dev, eg.family, eg.dst);
-        if (!peer) {
-            COVERAGE_INC(wg_tx_no_route);
-            netdev_wg_tx_drop(wg, NETDEV_WG_TX_NO_ROUTE);
-        } else if ((ovs_compat_pkt_is_tso(pkt) && wg->tso)
-                   || netdev_wg_check_mtu(wg, pkt, &eg)) {
-            dp_packet_pull(pkt, eg.l3_ofs);
-            dp_packet_set_size(pkt, eg.l3_len);
-            netdev_wg_tx_inner(wg, tx, peer, pkt);
-            return;
-        }
-    } else {
-        COVERAGE_INC(wg_tx_l2_drop);
-        netdev_wg_tx_drop(wg, NETDEV_WG_TX_L2);
-    }
-    dp_packet_delete(pkt);
-}
-
-/* The batch from the bridge and the engine's hooks. */
-
-/* What the unlocked part of a send failed at, counted under the lock
- * afterwards (netdev_wg_tx_count_late()). */
-struct netdev_wg_tx_late {
-    size_t cut_failed;          /* Super-packets that could not be cut... */
-    size_t cut_msgs;            /* ...and their messages, cancelled... */
-    size_t cut_bytes;           /* ...with their inner bytes. */
-    size_t seal_failed;         /* Messages that did not seal... */
-    size_t seal_failed_bytes;   /* ...with their inner bytes. */
-    size_t dropped;             /* Messages the socket did not take. */
-};
-
-/* Cancels the 'n' pending messages of 'tx' from 'first' on: each releases
- * its keypair and leaves its slot unused until the flush.  Returns their
- * inner bytes. */
-static size_t
-netdev_wg_tx_cancel(struct netdev_wg_tx *tx, size_t first, size_t n)
-{
-    size_t bytes = 0;
-
-    for (size_t i = first; i < first + n; i++) {
-        bytes += tx->pending[i].sealer.inner_len;
-        wg_device_encrypt_cancel(&tx->pending[i].sealer);
-        tx->pending[i].slot = NULL;
-    }
-    return bytes;
-}
-
-/* Returns true if each begun message of cut 'c' of 'tx' has the length of
- * the segment cut into its slot, as described in 'slots': a message never
- * seals bytes of its slot beyond its segment. */
-static bool
-netdev_wg_cut_fits(const struct netdev_wg_tx *tx,
-                   const struct netdev_wg_cut *c,
-                   const struct pkt_gso_slot *slots)
-{
-    for (size_t i = c->first; i < c->first + c->n_begun; i++) {
-        const struct netdev_wg_pending *p = &tx->pending[i];
-        size_t idx = (p->slot - c->base) / tx->slots.slot_size;
-
-        if (idx >= c->n_slots || slots[idx].len != p->sealer.inner_len) {
-            return false;
-        }
-    }
-    return true;
-}
-
-/* Cuts the super-packets of 'tx' that wait for it into the slots of their
- * begun messages, outside the port's lock, and frees them.  The messages
- * of one that cannot be cut, or whose segments do not have the lengths
- * their messages began with, are cancelled. */
-static void
-netdev_wg_tx_cut(struct netdev_wg_tx *tx, struct netdev_wg_tx_late *late)
-{
-    struct pkt_gso_slot slots[NETDEV_WG_TX_SLOTS];
-
-    for (size_t i = 0; i < tx->n_cuts; i++) {
-        struct netdev_wg_cut *c = &tx->cuts[i];
-
-        if (!netdev_wg_cut_into(dp_packet_data(c->pkt),
-                                dp_packet_size(c->pkt), c->mss, c->base,
-                                tx->slots.slot_size, c->n_slots, slots)
-            || !netdev_wg_cut_fits(tx, c, slots)) {
-            late->cut_bytes += netdev_wg_tx_cancel(tx, c->first, c->n_begun);
-            late->cut_failed++;
-            late->cut_msgs += c->n_begun;
-        }
-        dp_packet_delete(c->pkt);
-    }
-    tx->n_cuts = 0;
-}
-
-/* Seals the messages of 'tx' that wait for it, outside the port's lock,
- * and queues them for their socket. */
-static void
-netdev_wg_tx_seal_pending(struct netdev_wg_tx *tx,
-                          struct netdev_wg_tx_late *late)
-{
-    for (size_t i = 0; i < tx->n_pending; i++) {
-        struct netdev_wg_pending *p = &tx->pending[i];
-        const struct sockaddr *dst = (const struct sockaddr *) &p->dst;
-        size_t inner_len = p->sealer.inner_len;
-
-        if (!p->slot) {
-            continue;           /* Cancelled by netdev_wg_tx_cut(). */
-        } else if (wg_device_encrypt_finish(&p->sealer, p->slot)) {
-            udp_batch_tx_add_tos(dst->sa_family == AF_INET6 ? tx->q6 : tx->q4,
-                                 p->slot, p->len, dst, p->tos);
-        } else {
-            late->seal_failed++;
-            late->seal_failed_bytes += inner_len;
-        }
-    }
-    tx->n_pending = 0;
 }
 
 /* Counts what the unlocked part of a send of 'tx' failed at, 'late'. */
-static void
+void
 netdev_wg_tx_count_late(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
                         const struct netdev_wg_tx_late *late)
     OVS_EXCLUDED(wg->mutex)
@@ -739,302 +723,7 @@ netdev_wg_tx_count_late(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
     ovs_mutex_unlock(&wg->mutex);
 }
 
-/* Sends without the port's lock.
- *
- * A transmit queue sends each frame that needs nothing of what the port's
- * lock guards without taking it: an IP packet to a peer (judged by
- * bridge_l2_from_bridge_unlocked()) whose source the queue taught the
- * adapter in the last NETDEV_WG_TX_LEARNED_MS, whose peer (wg_device_route()
- * under RCU) has an endpoint, a socket for its family and a session that
- * needs no rekey (wg_device_reserve_unlocked()), and that is a TSO
- * super-packet or fits the MTU.  The first frame that needs more, and the
- * rest of the batch after it, go the locked way, so that frames leave in
- * the order they came. */
-
-/* What a send without the lock reads of the port's configuration once. */
-struct netdev_wg_unlocked {
-    int mtu;
-    bool tso;
-    long long int now;
-};
-
-/* Reads it; false if the port is not configured yet or the queue's slots
- * have the wrong size (the locked way resizes them). */
-static bool
-netdev_wg_unlocked_start(struct netdev_wireguard *wg,
-                         const struct netdev_wg_txq *txq,
-                         struct netdev_wg_unlocked *u)
-{
-    size_t slot_size;
-    bool ready;
-
-    atomic_read(&wg->unlocked_ready, &ready);
-    atomic_read_relaxed(&wg->unlocked_slot_size, &slot_size);
-    atomic_read_relaxed(&wg->unlocked_mtu, &u->mtu);
-    atomic_read_relaxed(&wg->unlocked_tso, &u->tso);
-    u->now = wg_device_now_unlocked(wg->dev);
-    return ready && slot_size == txq->tx.slots.slot_size;
-}
-
-/* Where a send without the lock goes: the peer's endpoint; and when. */
-struct netdev_wg_unlocked_dst {
-    struct wg_peer *peer;
-    struct sockaddr_storage ss;
-    socklen_t len;
-    long long int now;
-};
-
-/* Begins the message of 'len' inner bytes in 'slot' of 'tx' for 'd',
- * reserved in 'r', and makes it wait in 'tx' with outer TOS 'tos'.
- * Returns its length, or a negative value. */
-static int
-netdev_wg_begin_reserved(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
-                         const struct netdev_wg_unlocked_dst *d,
-                         struct wg_device_reservation *r, uint8_t *slot,
-                         size_t len, uint8_t tos)
-{
-    struct wg_device_sealer *sealer = &tx->pending[tx->n_pending].sealer;
-    int n = wg_device_encrypt_begin_reserved(wg->dev, r, slot, len,
-                                             tx->slots.slot_size, sealer);
-
-    if (n > 0) {
-        netdev_wg_tx_pend(tx, slot, n, (const struct sockaddr *) &d->ss,
-                          d->len, tos);
-    }
-    return n;
-}
-
-/* Reserves 'n' messages for 'd' and 'n' slots of 'tx' for them: returns
- * the first slot, or NULL with nothing reserved. */
-static uint8_t *
-netdev_wg_reserve_unlocked(struct netdev_wireguard *wg,
-                           struct netdev_wg_tx *tx,
-                           const struct netdev_wg_unlocked_dst *d, size_t n,
-                           struct wg_device_reservation *r)
-{
-    uint8_t *base = tx_slots_acquire(&tx->slots, n);
-
-    if (base && wg_device_reserve_unlocked(wg->dev, d->peer, n, d->now, r)) {
-        tx_slots_release_tail(&tx->slots, base, n);
-        base = NULL;
-    }
-    return base;
-}
-
-/* Sends the IP packet 'inner' of 'len' bytes, at most the MTU, of 'pkt'
- * without the lock: copied into a slot, sealed after its return. */
-static bool
-netdev_wg_send_one_unlocked(struct netdev_wireguard *wg,
-                            struct netdev_wg_tx *tx,
-                            const struct netdev_wg_unlocked_dst *d,
-                            struct dp_packet *pkt, uint8_t *inner,
-                            size_t len)
-{
-    struct wg_device_reservation r;
-    uint8_t *slot = netdev_wg_reserve_unlocked(wg, tx, d, 1, &r);
-    int n;
-
-    if (!slot) {
-        return false;
-    }
-    n = netdev_wg_begin_reserved(wg, tx, d, &r, slot, len,
-                                 pkt_ecn_encap(inner, len));
-    wg_device_reservation_release(&r);
-    if (n < 0) {
-        tx_slots_release_tail(&tx->slots, slot, 1);
-        return false;
-    }
-    if (ovs_compat_pkt_l4_csum_partial(pkt)) {
-        netdev_wg_tx_fill_csum(tx, inner, len);
-    }
-    memcpy(slot + WG_DEVICE_HEADROOM, inner, len);
-    netdev_wg_tx_count_sent(tx, 1, len);
-    netdev_wg_counter_add(&tx->counts.unlocked, 1);
-    wg_device_note_sent_unlocked(wg->dev, d->peer, 1, n, len > 0, d->now);
-    dp_packet_delete(pkt);
-    return true;
-}
-
-/* Begins a message per segment of the TSO super-packet at 'eg' in 'pkt',
- * to be cut into their slots after this returns (netdev_wg_tx_cut()).
- * Takes back what it began if a segment needs the lock. */
-static bool
-netdev_wg_send_super_unlocked(struct netdev_wireguard *wg,
-                              struct netdev_wg_tx *tx,
-                              const struct netdev_wg_unlocked_dst *d,
-                              struct dp_packet *pkt,
-                              const struct bridge_l2_egress *eg, int mtu)
-{
-    const uint8_t *inner = (const uint8_t *) dp_packet_data(pkt) + eg->l3_ofs;
-    size_t first = tx->n_pending, size = tx->slots.slot_size;
-    size_t mss, n_slots, bytes = 0, inner_bytes = 0;
-    struct wg_device_reservation r;
-    struct pkt_ip_info info;
-    uint8_t *base, tos;
-    bool udp;
-
-    mss = netdev_wg_super_plan(mtu, inner, eg->l3_len,
-                               ovs_compat_pkt_tso_segsz(pkt), &info, &udp);
-    n_slots = mss ? pkt_gso_n_segs(&info, mss) : 0;
-    base = (n_slots ? netdev_wg_reserve_unlocked(wg, tx, d, n_slots, &r)
-            : NULL);
-    if (!base) {
-        return false;
-    }
-    tos = pkt_ecn_encap(inner, eg->l3_len);
-    for (size_t i = 0; i < n_slots; i++) {
-        size_t seg = pkt_gso_seg_len(&info, mss, i);
-        int n = netdev_wg_begin_reserved(wg, tx, d, &r, base + i * size, seg,
-                                         tos);
-
-        if (n < 0) {
-            netdev_wg_tx_cancel(tx, first, tx->n_pending - first);
-            tx->n_pending = first;
-            wg_device_reservation_release(&r);
-            tx_slots_release_tail(&tx->slots, base, n_slots);
-            return false;
-        }
-        bytes += n;
-        inner_bytes += seg;
-    }
-    netdev_wg_count_super(tx, n_slots);
-    netdev_wg_tx_count_sent(tx, n_slots, inner_bytes);
-    netdev_wg_counter_add(&tx->counts.unlocked, n_slots);
-    wg_device_note_sent_unlocked(wg->dev, d->peer, n_slots, bytes, true,
-                                 d->now);
-    dp_packet_pull(pkt, eg->l3_ofs);
-    dp_packet_set_size(pkt, eg->l3_len);
-    tx->cuts[tx->n_cuts++] = (struct netdev_wg_cut) {
-        .pkt = pkt, .base = base, .n_slots = n_slots, .mss = mss,
-        .first = first, .n_begun = n_slots,
-    };
-    return true;
-}
-
-/* Sends frame 'pkt' of the bridge without the port's lock if it needs
- * none (see above): then takes it and returns true.  Otherwise returns
- * false, with 'pkt' as it was. */
-static bool
-netdev_wg_tx_frame_unlocked(struct netdev_wireguard *wg,
-                            struct netdev_wg_tx *tx, struct dp_packet *pkt,
-                            const struct netdev_wg_unlocked *u)
-    OVS_REQ_RDLOCK(wg->sock_rwlock)
-{
-    const struct eth_header *eth = dp_packet_data(pkt);
-    const struct netdev_wg_learned *l;
-    struct netdev_wg_unlocked_dst d;
-    struct bridge_l2_egress eg;
-    struct in6_addr src;
-
-    if (!bridge_l2_from_bridge_unlocked(wg->l2, eth, dp_packet_size(pkt),
-                                        &eg, &src)) {
-        return false;
-    }
-    l = netdev_wg_learned_slot(tx, &src);
-    if (!ipv6_addr_equals(&l->addr, &src)
-        || !eth_addr_equals(l->mac, eth->eth_src)
-        || u->now - l->when >= NETDEV_WG_TX_LEARNED_MS) {
-        return false;
-    }
-    d.now = u->now;
-    d.peer = wg_device_route(wg->dev, eg.family, eg.dst);
-    if (!d.peer || !wg_device_peer_endpoint_copy(d.peer, &d.ss, &d.len)
-        || !netdev_wg_sock_for(wg, d.ss.ss_family)) {
-        return false;
-    } else if (eg.l3_len <= u->mtu) {
-        return netdev_wg_send_one_unlocked(wg, tx, &d, pkt,
-                                           ((uint8_t *) dp_packet_data(pkt)
-                                            + eg.l3_ofs), eg.l3_len);
-    } else if (ovs_compat_pkt_is_tso(pkt) && u->tso) {
-        return netdev_wg_send_super_unlocked(wg, tx, &d, pkt, &eg, u->mtu);
-    }
-    return false;
-}
-
-/* Takes frames of 'batch' from '*i' on without the port's lock while each
- * needs none and transmit queue 'txq' has room for what one frame can
- * make. */
-static void
-netdev_wg_tx_frames_unlocked(struct netdev_wireguard *wg,
-                             struct netdev_wg_txq *txq,
-                             struct dp_packet_batch *batch, size_t *i)
-    OVS_EXCLUDED(wg->mutex)
-{
-    size_t n = dp_packet_batch_size(batch);
-    struct netdev_wg_unlocked u;
-
-    if (!netdev_wg_unlocked_start(wg, txq, &u)) {
-        return;
-    }
-    ovs_rwlock_rdlock(&wg->sock_rwlock);
-    for (size_t k = *i; k < n; k++) {
-        struct dp_packet *pkt = batch->packets[k];
-
-        if (tx_slots_room(&txq->tx.slots) < NETDEV_WG_TX_SLOTS) {
-            break;
-        }
-        ovs_compat_pkt_finish_tunnel_csum(pkt);
-        if (!netdev_wg_tx_frame_unlocked(wg, &txq->tx, pkt, &u)) {
-            break;
-        }
-        *i = k + 1;
-    }
-    ovs_rwlock_unlock(&wg->sock_rwlock);
-}
-
-/* Takes frames of 'batch' from '*i' on while transmit queue 'txq' has room
- * for what one frame can make, under the port's lock.  Slots of the wrong
- * size are replaced, but not under messages begun without the lock: then
- * the batch is sent first. */
-static void
-netdev_wg_tx_frames(struct netdev_wireguard *wg, struct netdev_wg_txq *txq,
-                    struct dp_packet_batch *batch, size_t *i)
-    OVS_REQUIRES(wg->mutex)
-{
-    size_t n = dp_packet_batch_size(batch);
-
-    if (txq->tx.n_pending
-        && txq->tx.slots.slot_size != wg->slot_size) {
-        return;
-    }
-    netdev_wg_sock_fit_txq(wg, txq);
-    wg_device_clock_freeze(wg->dev);
-    while (*i < n && tx_slots_room(&txq->tx.slots) >= NETDEV_WG_TX_SLOTS) {
-        netdev_wg_tx_frame(wg, &txq->tx, batch->packets[(*i)++]);
-    }
-    wg_device_clock_thaw(wg->dev);
-}
-
-void
-netdev_wg_tx_send(struct netdev_wireguard *wg, struct netdev_wg_txq *txq,
-                  struct dp_packet_batch *batch)
-    OVS_EXCLUDED(wg->mutex)
-{
-    size_t i = 0, n = dp_packet_batch_size(batch);
-
-    /* What needs no lock goes without it; what does (the adapter's
-     * learning and answers, a peer without a session, fragments, drops)
-     * takes it, for the rest of the round.  Cutting super-packets into
-     * segments, the cipher and the socket never hold it, so that several
-     * threads sending to the port do those at the same time. */
-    do {
-        struct netdev_wg_tx_late late = { 0, 0, 0, 0, 0, 0 };
-
-        netdev_wg_tx_frames_unlocked(wg, txq, batch, &i);
-        if (i < n && tx_slots_room(&txq->tx.slots) >= NETDEV_WG_TX_SLOTS) {
-            ovs_mutex_lock(&wg->mutex);
-            netdev_wg_tx_frames(wg, txq, batch, &i);
-            ovs_mutex_unlock(&wg->mutex);
-        }
-        netdev_wg_tx_cut(&txq->tx, &late);
-        netdev_wg_tx_seal_pending(&txq->tx, &late);
-        late.dropped = netdev_wg_sock_send_txq(wg, txq);
-        if (late.cut_failed || late.seal_failed || late.dropped) {
-            netdev_wg_tx_count_late(wg, &txq->tx, &late);
-        }
-    } while (i < n);
-    ovs_compat_batch_clear(batch);
-}
+/* The engine's hooks. */
 
 void
 netdev_wg_tx_session_ready(void *aux, struct wg_peer *peer)
@@ -1047,7 +736,7 @@ netdev_wg_tx_session_ready(void *aux, struct wg_peer *peer)
     /* Packets that cannot go now return to the queue, so stop after one
      * pass. */
     while (n-- && (pkt = netdev_wg_tx_dequeue(wg, np))) {
-        netdev_wg_tx_inner(wg, &wg->tx, peer, pkt);
+        netdev_wg_tx_locked(wg, &wg->tx, peer, pkt);
     }
 }
 

@@ -29,10 +29,10 @@
 #include "wg-uapi.h"
 
 /* The UAPI socket of a wireguard port, so that `wg show PORT` and
- * `wg set PORT ...` work.  The directory is, in order: the interface's
- * options:uapi_dir, the OVSWG_UAPI_DIR environment variable, or
- * /var/run/wireguard (where wg(8) looks).  A relative directory is relative
- * to OVS's run directory, which keeps sandboxes apart.
+ * `wg set PORT ...` work.  The directory is the interface's
+ * options:uapi_dir, by default /var/run/wireguard (where wg(8) looks).  A
+ * relative directory is relative to OVS's run directory, which keeps
+ * sandboxes apart (the test suite's ports use "wireguard").
  *
  * Run-time changes made through the socket stay until the database options
  * of what they changed change (see netdev-wireguard.c); a database peer
@@ -95,11 +95,7 @@ static const struct wg_uapi_hooks netdev_wg_uapi_hooks = {
 static const char *
 netdev_wg_uapi_dir(const struct wg_config *cfg)
 {
-    const char *env = getenv("OVSWG_UAPI_DIR");
-
-    return (cfg->uapi_dir ? cfg->uapi_dir
-            : env && env[0] ? env
-            : WG_UAPI_DEFAULT_DIR);
+    return cfg->uapi_dir ? cfg->uapi_dir : WG_UAPI_DEFAULT_DIR;
 }
 
 static void

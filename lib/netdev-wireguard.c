@@ -42,15 +42,12 @@
 
 VLOG_DEFINE_THIS_MODULE(netdev_wireguard);
 
-COVERAGE_DEFINE(wg_config_peer_error);
-
 static struct vlog_rate_limit netdev_wg_rl = VLOG_RATE_LIMIT_INIT(5, 20);
 
 
 /* Inner MTU of a WireGuard port unless mtu_request says otherwise: 1500
  * minus the outer IPv6 (40), UDP (8) and WireGuard data (32) overhead. */
 #define NETDEV_WG_DEFAULT_MTU 1420
-#define NETDEV_WG_MIN_MTU 576
 #define NETDEV_WG_MAX_MTU 9000
 
 struct ovs_mutex netdev_wg_list_mutex = OVS_MUTEX_INITIALIZER;
@@ -176,155 +173,15 @@ netdev_wireguard_dealloc(struct netdev *netdev)
     free(netdev_wireguard_cast(netdev));
 }
 
-/* Identity and sockets. */
+/* Crypto. */
 
-/* Offloads: the port segments and checksums itself, so it advertises TSO and
- * checksum offload whenever userspace-tso is on.  OVS can turn it on at any
- * time (never off without a restart), so this is checked on every
- * reconfiguration. */
-static void
-netdev_wg_apply_offloads(struct netdev_wireguard *wg)
-{
-    if (userspace_tso_enabled() && !wg->tso) {
-        ovs_compat_netdev_set_tso(&wg->up);
-        wg->tso = true;
-        netdev_change_seq_changed(&wg->up);
-    }
-}
-
-/* The port's own addresses, for which it answers ARP and ND so guests can
- * use it as a gateway. */
-static int
-netdev_wg_apply_addresses(struct netdev_wireguard *wg,
-                          const struct wg_config *cfg, char **errp)
-{
-    char *err = bridge_l2_set_addresses(wg->l2, cfg->address);
-
-    if (err) {
-        *errp = xasprintf("address: %s", err);
-        free(err);
-        return EINVAL;
-    }
-    return 0;
-}
-
-/* Puts back the addresses of the configuration last applied (which were
- * valid then). */
-static void
-netdev_wg_restore_addresses(struct netdev_wireguard *wg)
-{
-    free(bridge_l2_set_addresses(wg->l2, wg->cfg.address));
-}
-
-/* MTU rule: IPv6 needs an inner MTU of at least 1280. */
-
-static bool
-netdev_wg_peers_use_ipv6(const struct wg_config *cfg)
-{
-    const struct wg_config_peer *cp;
-
-    HMAP_FOR_EACH (cp, node, &cfg->peers) {
-        for (size_t i = 0; i < cp->n_allowed_ips; i++) {
-            if (cp->allowed_ips[i].family == AF_INET6) {
-                return true;
-            }
-        }
-    }
-    return false;
-}
-
-static bool
-netdev_wg_addresses_use_ipv6(const struct netdev_wireguard *wg)
-{
-    for (size_t i = 0; i < bridge_l2_n_addresses(wg->l2); i++) {
-        unsigned int plen;
-        uint8_t addr[16];
-        int family;
-
-        bridge_l2_get_address(wg->l2, i, &family, addr, &plen);
-        if (family == AF_INET6) {
-            return true;
-        }
-    }
-    return false;
-}
-
-/* The smallest inner MTU allowed with the database peers of 'cfg' and the
- * addresses the layer-2 adapter holds. */
-static int
-netdev_wg_min_mtu(const struct netdev_wireguard *wg,
-                  const struct wg_config *cfg)
-{
-    return (netdev_wg_peers_use_ipv6(cfg) || netdev_wg_addresses_use_ipv6(wg)
-            ? NETDEV_WG_MIN_MTU_IPV6 : NETDEV_WG_MIN_MTU);
-}
-
-/* Fails a configuration 'cfg' that brings IPv6 to a port whose MTU is too
- * small for it. */
-static int
-netdev_wg_check_mtu(const struct netdev_wireguard *wg,
-                    const struct wg_config *cfg, char **errp)
-{
-    if (wg->mtu < netdev_wg_min_mtu(wg, cfg)) {
-        *errp = xasprintf("inner MTU %d is below %d, which IPv6 (in "
-                          "allowed_ips or address) requires: set "
-                          "mtu_request to %d or more", wg->mtu,
-                          NETDEV_WG_MIN_MTU_IPV6, NETDEV_WG_MIN_MTU_IPV6);
-        return EINVAL;
-    }
-    return 0;
-}
-
-/* Configuration. */
-
-static void
-netdev_wg_log_peer_errors(const struct netdev_wireguard *wg,
-                          const struct smap *errors)
-{
-    struct smap_node *node;
-
-    SMAP_FOR_EACH (node, errors) {
-        const char *old = smap_get(&wg->cfg.peer_errors, node->key);
-        if (!old || strcmp(old, node->value)) {
-            COVERAGE_INC(wg_config_peer_error);
-            VLOG_WARN_RL(&netdev_wg_rl, "%s: peer %s left out: %s",
-                         netdev_get_name(&wg->up), node->key, node->value);
-        }
-    }
-}
-
-/* The data-path ChaCha20-Poly1305 backend, when this variable names one
- * ("openssl" or "ipsec-mb"); otherwise the best this build and CPU have. */
-#define NETDEV_WG_AEAD_ENV "OVS_WIREGUARD_AEAD"
-static const char *netdev_wg_bad_aead_env;
-
-/* Applies NETDEV_WG_AEAD_ENV's value 'name' (if nonnull).  Returns false if
- * it names no backend that this build can run; the default stays. */
-static bool
-netdev_wg_choose_aead(const char *name)
-{
-    enum wg_crypto_aead_backend b = (name && !strcmp(name, "ipsec-mb")
-                                     ? WG_CRYPTO_AEAD_IPSECMB
-                                     : WG_CRYPTO_AEAD_OPENSSL);
-
-    return (!name
-            || (!strcmp(name, wg_crypto_aead_backend_name(b))
-                && wg_crypto_set_aead_backend(b)));
-}
-
-/* Logs, once, the crypto in use and an unusable NETDEV_WG_AEAD_ENV (at
- * start-up the log is still the console). */
+/* Logs, once, the crypto in use. */
 static void
 netdev_wg_log_crypto(void)
 {
     static struct ovsthread_once once = OVSTHREAD_ONCE_INITIALIZER;
 
     if (ovsthread_once_start(&once)) {
-        if (netdev_wg_bad_aead_env) {
-            VLOG_WARN("%s=%s: not a backend this build can run (openssl, "
-                      "ipsec-mb); using the default", NETDEV_WG_AEAD_ENV,
-                      netdev_wg_bad_aead_env);
-        }
         wg_crypto_log_config();
         ovsthread_once_done(&once);
     }
@@ -367,7 +224,7 @@ netdev_wireguard_set_config(struct netdev *netdev, const struct smap *args,
         error = netdev_wg_apply_addresses(wg, &cfg, errp);
     }
     if (!error) {
-        error = netdev_wg_check_mtu(wg, &cfg, errp);
+        error = netdev_wg_config_check_mtu(wg, &cfg, errp);
         if (error) {
             netdev_wg_restore_addresses(wg);
         }
@@ -385,6 +242,7 @@ netdev_wireguard_set_config(struct netdev *netdev, const struct smap *args,
         netdev_wg_keys_apply(wg, &cfg);
         netdev_wg_apply_peers(wg, &cfg);
         netdev_wg_apply_offloads(wg);
+        netdev_wg_apply_aead(wg, &cfg);
         netdev_wg_log_peer_errors(wg, &cfg.peer_errors);
         if (cfg.n_rxq != netdev_n_rxq(netdev)) {
             netdev_request_reconfigure(netdev);
@@ -665,9 +523,9 @@ netdev_wireguard_send(struct netdev *netdev, int qid,
     struct netdev_wg_txq *txq = wg->txqs[qid % wg->n_txq];
 
     if (OVS_UNLIKELY(concurrent_txq)) {
-        ovs_mutex_lock(&txq->mutex);
+        ovs_spin_lock(&txq->lock);
         netdev_wg_tx_send(wg, txq, batch);
-        ovs_mutex_unlock(&txq->mutex);
+        ovs_spin_unlock(&txq->lock);
     } else {
         netdev_wg_tx_send(wg, txq, batch);
     }
@@ -847,11 +705,6 @@ netdev_wireguard_register(void)
     if (ovsthread_once_start(&once)) {
         if (wg_crypto_init()) {
             ovs_fatal(0, "wireguard: crypto libraries failed to start");
-        }
-        const char *aead = getenv(NETDEV_WG_AEAD_ENV);
-
-        if (!netdev_wg_choose_aead(aead)) {
-            netdev_wg_bad_aead_env = aead;
         }
         wg_test_hooks_read_env();      /* Test builds only. */
         netdev_register_provider(&netdev_wireguard_class);

@@ -49,9 +49,6 @@ struct udp_batch_sock {
 /* "IPv4" or "IPv6". */
 const char *udp_batch_family_name(int family);
 
-/* The size of a socket address of 'family' (AF_INET or AF_INET6). */
-socklen_t udp_batch_addr_len(int family);
-
 /* Adds the counts 'd' of one call to the socket's statistics. */
 void udp_batch_stats_merge(struct udp_batch_sock *sock,
                            const struct udp_batch_stats *d);

@@ -29,6 +29,7 @@
 
 #include "coverage.h"
 #include "openvswitch/vlog.h"
+#include "socket-util.h"
 #include "util.h"
 
 VLOG_DEFINE_THIS_MODULE(udp_batch_tx);
@@ -54,7 +55,7 @@ struct udp_batch_tx {
 
 #ifdef WG_TEST_HOOKS
 int (*udp_batch_sendmmsg_hook)(int fd, struct mmsghdr *msgs,
-                               unsigned int n, int flags);
+                               unsigned int n, unsigned int flags);
 #define UDP_BATCH_SENDMMSG (udp_batch_sendmmsg_hook ? udp_batch_sendmmsg_hook \
                             : sendmmsg)
 #else
@@ -115,7 +116,7 @@ udp_batch_tx_add_tos(struct udp_batch_tx *tx, const void *data, size_t size,
     msg->size = size;
     msg->tos = tos;
     memset(&msg->dst, 0, sizeof msg->dst);
-    memcpy(&msg->dst, dst, udp_batch_addr_len(dst->sa_family));
+    memcpy(&msg->dst, dst, sa_length(dst));
     tx->iov[tx->n].iov_base = CONST_CAST(void *, data);
     tx->iov[tx->n].iov_len = size;
     tx->n++;
@@ -173,7 +174,7 @@ tx_fill_mmsg(struct udp_batch_tx *tx, size_t k, size_t first, size_t count)
 
     memset(mh, 0, sizeof *mh);
     mh->msg_name = &msg->dst;
-    mh->msg_namelen = udp_batch_addr_len(msg->dst.sa.sa_family);
+    mh->msg_namelen = sa_length(&msg->dst.sa);
     mh->msg_iov = &tx->iov[first];
     mh->msg_iovlen = count;
     udp_batch_cmsg_put_tx(mh, &tx->cmsgs[k], msg, count);
@@ -219,7 +220,7 @@ tx_send_plain(struct udp_batch_sock *sock, struct udp_batch_msg *msg,
     };
     struct msghdr mh = {
         .msg_name = &msg->dst,
-        .msg_namelen = udp_batch_addr_len(msg->dst.sa.sa_family),
+        .msg_namelen = sa_length(&msg->dst.sa),
         .msg_iov = &iov,
         .msg_iovlen = 1,
     };

@@ -30,6 +30,7 @@
 #include "openvswitch/vlog.h"
 #include "ovs-atomic.h"
 #include "ovs-thread.h"
+#include "socket-util.h"
 #include "util.h"
 
 VLOG_DEFINE_THIS_MODULE(udp_batch);
@@ -47,14 +48,6 @@ const char *
 udp_batch_family_name(int family)
 {
     return family == AF_INET ? "IPv4" : "IPv6";
-}
-
-socklen_t
-udp_batch_addr_len(int family)
-{
-    return (family == AF_INET
-            ? sizeof(struct sockaddr_in)
-            : sizeof(struct sockaddr_in6));
 }
 
 void
@@ -126,7 +119,7 @@ bind_port(int fd, int family, uint16_t port, char **errp)
         addr.sin6.sin6_addr = in6addr_any;
         addr.sin6.sin6_port = htons(port);
     }
-    if (!bind(fd, &addr.sa, udp_batch_addr_len(family))) {
+    if (!bind(fd, &addr.sa, sa_length(&addr.sa))) {
         return 0;
     }
 

@@ -205,9 +205,10 @@ bool udp_batch_addr_equal(const union udp_batch_addr *a,
 #ifdef WG_TEST_HOOKS
 /* Test builds only (wg-test-hooks.h): when nonnull, called in place of
  * sendmmsg(), with its arguments, so that a test can make the kernel
- * "fail".  The shipped library calls sendmmsg() directly. */
+ * "fail".  The shipped library calls sendmmsg() directly (OVS's, of
+ * socket-util.h, which falls back to sendmsg() on kernels without it). */
 extern int (*udp_batch_sendmmsg_hook)(int fd, struct mmsghdr *msgs,
-                                      unsigned int n, int flags);
+                                      unsigned int n, unsigned int flags);
 #endif
 
 /* Receiving. */

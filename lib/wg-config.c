@@ -544,6 +544,24 @@ wg_config_find_peer(const struct wg_config *cfg, const char *name)
     return NULL;
 }
 
+/* Parses the "aead" option 's' (if nonnull) into 'cfg'.  Returns NULL, or
+ * why it is refused (caller frees). */
+static char *
+parse_aead(const char *s, struct wg_config *cfg)
+{
+    if (!s) {
+        return NULL;
+    } else if (!wg_crypto_aead_backend_from_name(s, &cfg->aead)) {
+        return xasprintf("aead \"%s\" is not a data-path AEAD (openssl, "
+                         "ipsec-mb)", s);
+    } else if (!wg_crypto_aead_backend_usable(cfg->aead)) {
+        return xasprintf("aead \"%s\" is not a backend this build can run "
+                         "on this CPU", s);
+    }
+    cfg->has_aead = true;
+    return NULL;
+}
+
 /* Interface options. */
 
 static bool
@@ -551,7 +569,7 @@ is_interface_option(const char *key)
 {
     static const char *const keys[] = {
         "private_key", "private_key_file", "listen_port", "address",
-        "udp_gso", "udp_gro", "tcp_gro", "uapi_dir", "n_rxq",
+        "udp_gso", "udp_gro", "tcp_gro", "uapi_dir", "n_rxq", "aead",
     };
     for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
         if (!strcmp(key, keys[i])) {
@@ -682,7 +700,7 @@ parse_interface_options(const struct smap *args, struct wg_config *cfg)
     }
     s = smap_get(args, "uapi_dir");
     cfg->uapi_dir = s && s[0] ? xstrdup(s) : NULL;
-    return NULL;
+    return parse_aead(smap_get(args, "aead"), cfg);
 }
 
 int

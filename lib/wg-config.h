@@ -88,6 +88,8 @@ struct wg_config {
     int n_rxq;                      /* Receive queues, 1 to
                                      * WG_CONFIG_N_RXQ_MAX. */
     char *uapi_dir;                 /* NULL: the default directory. */
+    bool has_aead;                  /* "aead" given: 'aead' is usable. */
+    enum wg_crypto_aead_backend aead;
     struct hmap peers;              /* Contains struct wg_config_peer. */
     struct smap peer_errors;        /* Peer name -> one-sentence reason. */
 };

@@ -184,6 +184,32 @@ wg_crypto_aead_backend_name(enum wg_crypto_aead_backend backend)
 }
 
 bool
+wg_crypto_aead_backend_from_name(const char *name,
+                                 enum wg_crypto_aead_backend *backend)
+{
+    if (!strcmp(name, "openssl")) {
+        *backend = WG_CRYPTO_AEAD_OPENSSL;
+    } else if (!strcmp(name, "ipsec-mb")) {
+        *backend = WG_CRYPTO_AEAD_IPSECMB;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+bool
+wg_crypto_aead_backend_usable(enum wg_crypto_aead_backend backend)
+{
+    return !wg_crypto_init() && wg_crypto_aead_backend_works(backend);
+}
+
+enum wg_crypto_aead_backend
+wg_crypto_aead_default(void)
+{
+    return wg_crypto_init() ? WG_CRYPTO_AEAD_OPENSSL : wg_crypto.backend;
+}
+
+bool
 wg_crypto_set_aead_backend(enum wg_crypto_aead_backend backend)
 {
     if (wg_crypto_init() || !wg_crypto_aead_backend_works(backend)) {
@@ -267,12 +293,13 @@ wg_aead_ctx_create(const uint8_t key[WG_KEY_LEN], bool enc)
 }
 
 static struct wg_aead_key *
-wg_aead_key_create__(const uint8_t key[WG_KEY_LEN])
+wg_aead_key_create__(enum wg_crypto_aead_backend backend,
+                     const uint8_t key[WG_KEY_LEN])
 {
     struct wg_aead_key *k = xzalloc(sizeof *k);
 
     ovs_mutex_init(&k->mutex);
-    k->backend = wg_crypto.backend;
+    k->backend = backend;
     if (k->backend == WG_CRYPTO_AEAD_IPSECMB) {
         memcpy(k->raw, key, WG_KEY_LEN);
         return k;
@@ -289,7 +316,15 @@ wg_aead_key_create__(const uint8_t key[WG_KEY_LEN])
 struct wg_aead_key *
 wg_aead_key_create(const uint8_t key[WG_KEY_LEN])
 {
-    return wg_crypto_ready() ? wg_aead_key_create__(key) : NULL;
+    return wg_aead_key_create_with(wg_crypto_aead_default(), key);
+}
+
+struct wg_aead_key *
+wg_aead_key_create_with(enum wg_crypto_aead_backend backend,
+                        const uint8_t key[WG_KEY_LEN])
+{
+    return (wg_crypto_ready() && wg_crypto_aead_backend_works(backend)
+            ? wg_aead_key_create__(backend, key) : NULL);
 }
 
 void

@@ -82,6 +82,18 @@ enum wg_crypto_aead_backend wg_crypto_get_aead_backend_for_test(void);
 /* "openssl" or "ipsec-mb". */
 const char *wg_crypto_aead_backend_name(enum wg_crypto_aead_backend);
 
+/* Stores in '*backend' the backend named 'name' ("openssl" or "ipsec-mb").
+ * Returns false for any other name. */
+bool wg_crypto_aead_backend_from_name(const char *name,
+                                      enum wg_crypto_aead_backend *backend);
+
+/* Whether 'backend' is in this build and runs on this CPU. */
+bool wg_crypto_aead_backend_usable(enum wg_crypto_aead_backend backend);
+
+/* The backend of the keys that wg_aead_key_create() makes: the best this
+ * build and CPU have, unless wg_crypto_set_aead_backend() chose another. */
+enum wg_crypto_aead_backend wg_crypto_aead_default(void);
+
 /* Hashing (wg-crypto-hash.c).  Each function returns true on success.  On
  * a library failure it returns false with its output wiped, counts the
  * failure (coverage counter wg_crypto_failure) and logs it: the caller
@@ -142,6 +154,11 @@ struct wg_aead_key;
 /* Creates a cipher context for 'key'.  Returns NULL only on allocation or
  * library failure.  The caller's copy of 'key' is not retained. */
 struct wg_aead_key *wg_aead_key_create(const uint8_t key[WG_KEY_LEN]);
+
+/* The same with 'backend' (which must be usable, see above) rather than
+ * the default. */
+struct wg_aead_key *wg_aead_key_create_with(
+    enum wg_crypto_aead_backend backend, const uint8_t key[WG_KEY_LEN]);
 
 /* Wipes and frees 'k' (NULL is allowed). */
 void wg_aead_key_destroy(struct wg_aead_key *k);

@@ -17,8 +17,12 @@
 #ifndef WG_DEVICE_PRIVATE_H
 #define WG_DEVICE_PRIVATE_H 1
 
-/* Internals shared by wg-device.c (configuration, transmit, timers) and
- * wg-device-rx.c (receive).  Not for users of the engine. */
+/* Internals shared by the files of the device: wg-device.c (clocks,
+ * identity, load, peers: the core, which calls none of the others),
+ * wg-device-tx.c (transmit), wg-device-handshake.c (handshake and cookie
+ * messages received), wg-device-rx.c (the receive dispatch and data
+ * messages) and wg-device-timers.c (timers, on top).  Not for users of
+ * the engine. */
 
 #include "openvswitch/hmap.h"
 #include "openvswitch/list.h"
@@ -53,6 +57,7 @@ struct wg_device {
     struct wg_ratelimiter *ratelimiter;
 
     atomic_uint mtu;                    /* Read by unlocked senders. */
+    enum wg_crypto_aead_backend aead;   /* Of the peers' next sessions. */
     unsigned int rx_n_classes;          /* wg_device_set_rx_classes(). */
     bool defer_initiations;             /* See wg_device_set_deferred(). */
     bool in_run;                        /* Within wg_device_run(). */
@@ -79,6 +84,30 @@ struct wg_device {
     long long int load_window_start_ms;
     unsigned int load_window_handshakes;
 };
+
+/* When 'peer''s earliest timer is due, as its place among the due peers
+ * says, and how to set it there. */
+long long int wg_device_peer_due_ms(const struct wg_peer *peer);
+void wg_device_peer_set_due(struct wg_peer *peer, long long int when);
+
+/* Received handshake and cookie messages (wg-device-handshake.c), for
+ * the receive dispatch of wg-device-rx.c: each returns the message's
+ * outcome, with the peer in 'out' when there is one. */
+typedef enum wg_device_rx wg_device_rx_handshake_func(
+    struct wg_device *dev, const struct sockaddr *src, socklen_t src_len,
+    const uint8_t *buf, size_t len, long long int now,
+    struct wg_device_rx_result *out);
+wg_device_rx_handshake_func wg_device_rx_initiation, wg_device_rx_response;
+enum wg_device_rx wg_device_rx_cookie_reply(struct wg_device *dev,
+                                            const uint8_t *buf,
+                                            long long int now,
+                                            struct wg_device_rx_result *out);
+
+/* Bookkeeping common to every authenticated packet from 'peer' from 'src'
+ * at 'now' (its endpoint, its timers). */
+void wg_device_authenticated_from(struct wg_peer *peer,
+                                  const struct sockaddr *src,
+                                  socklen_t src_len, long long int now);
 
 /* Counts one handshake message (initiation or response) received at 'now'
  * towards the load window. */

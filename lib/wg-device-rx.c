@@ -24,6 +24,7 @@
 #include "coverage.h"
 #include "openvswitch/vlog.h"
 #include "pkt-ip.h"
+#include "unaligned.h"
 #include "util.h"
 #include "wg-allowedips.h"
 #include "wg-device-private.h"
@@ -115,251 +116,6 @@ log_drop(enum wg_device_rx rx, const struct sockaddr *src)
     VLOG_DBG("datagram from %s dropped: %s", addr, wg_device_rx_name(rx));
 }
 
-static uint32_t
-get_le32(const uint8_t *p)
-{
-    uint32_t x;
-
-    memcpy(&x, p, sizeof x);
-    return le32toh(x);
-}
-
-/* Handshake messages: MACs, load and rate limiting. */
-
-/* Answers 'msg' with a cookie reply.  Returns WG_DEVICE_RX_COOKIE_SENT, or
- * WG_DEVICE_DROP_CRYPTO when the reply could not be made (nothing sent). */
-static enum wg_device_rx
-send_cookie_reply(struct wg_device *dev, const struct sockaddr *src,
-                  socklen_t src_len, const uint8_t *msg, size_t len,
-                  long long int now)
-{
-    struct wg_msg_cookie_reply reply;
-
-    if (!wg_cookie_make_reply(&dev->cookie_checker, &reply, msg, len,
-                              get_le32(msg + 4), src, now)) {
-        return WG_DEVICE_DROP_CRYPTO;
-    }
-    dev->hooks.send(dev->aux, src, src_len, &reply, sizeof reply);
-    return WG_DEVICE_RX_COOKIE_SENT;
-}
-
-static bool
-ratelimiter_allow(struct wg_device *dev, const struct sockaddr *src,
-                  long long int now)
-{
-    if (!src) {
-        return false;
-    } else if (src->sa_family == AF_INET) {
-        return wg_ratelimiter_allow(
-            dev->ratelimiter, AF_INET,
-            &((const struct sockaddr_in *) src)->sin_addr, now);
-    } else if (src->sa_family == AF_INET6) {
-        return wg_ratelimiter_allow(
-            dev->ratelimiter, AF_INET6,
-            &((const struct sockaddr_in6 *) src)->sin6_addr, now);
-    }
-    return false;
-}
-
-/* Checks mac1 always and, under load, mac2 (answering with a cookie reply
- * when it is missing) and the per-source rate.  Returns
- * WG_DEVICE_RX_HANDSHAKE to go on, or what happened instead. */
-static enum wg_device_rx
-check_handshake_macs(struct wg_device *dev, const struct sockaddr *src,
-                     socklen_t src_len, const uint8_t *msg, size_t len,
-                     long long int now)
-{
-    bool under_load = wg_device_is_under_load(dev);
-
-    if (!dev->identity.has_key) {
-        return WG_DEVICE_DROP_NO_IDENTITY;
-    }
-    switch (wg_cookie_validate(&dev->cookie_checker, msg, len, src,
-                               under_load, now)) {
-    case WG_COOKIE_BAD_MAC1:
-        return WG_DEVICE_DROP_BAD_MAC1;
-    case WG_COOKIE_MAC1_OK:
-        return WG_DEVICE_RX_HANDSHAKE;
-    case WG_COOKIE_MAC1_OK_NO_COOKIE:
-        return send_cookie_reply(dev, src, src_len, msg, len, now);
-    case WG_COOKIE_MAC1_OK_WITH_COOKIE:
-    default:
-        return (ratelimiter_allow(dev, src, now) ? WG_DEVICE_RX_HANDSHAKE
-                : WG_DEVICE_DROP_RATELIMITED);
-    }
-}
-
-/* Bookkeeping common to every authenticated packet from 'peer'. */
-static void
-authenticated_from(struct wg_peer *peer, const struct sockaddr *src,
-                   socklen_t src_len, long long int now)
-{
-    wg_peer_update_endpoint(peer, src, src_len);
-    wg_device_peer_sync(peer);
-    wg_timers_any_authenticated_packet_received(&peer->timers);
-    wg_timers_any_authenticated_packet_traversed(&peer->timers, now);
-}
-
-/* Initiation (responder side). */
-
-static struct wg_noise_handshake *
-lookup_handshake(void *dev_, const uint8_t remote_static[WG_KEY_LEN])
-{
-    struct wg_peer *peer = wg_device_peer_lookup(dev_, remote_static);
-
-    return peer ? &peer->handshake : NULL;
-}
-
-static enum wg_device_rx
-noise_result_to_rx(enum wg_noise_result r)
-{
-    switch (r) {
-    case WG_NOISE_OK:
-        return WG_DEVICE_RX_HANDSHAKE;
-    case WG_NOISE_ERR_UNKNOWN_PEER:
-        return WG_DEVICE_DROP_UNKNOWN_PEER;
-    case WG_NOISE_ERR_REPLAY:
-        return WG_DEVICE_DROP_HANDSHAKE_REPLAY;
-    case WG_NOISE_ERR_FLOOD:
-        return WG_DEVICE_DROP_HANDSHAKE_FLOOD;
-    case WG_NOISE_ERR_STATE:
-        return WG_DEVICE_DROP_STALE_HANDSHAKE;
-    case WG_NOISE_ERR_AUTH:
-    default:
-        return WG_DEVICE_DROP_HANDSHAKE_AUTH;
-    }
-}
-
-/* Answers a consumed initiation and derives the (unconfirmed) keypair. */
-static void
-send_response(struct wg_device *dev, struct wg_peer *peer, long long int now)
-{
-    uint32_t index = wg_peer_new_handshake_index(peer);
-    struct wg_msg_response msg;
-
-    wg_timers_ephemeral_key_created(&peer->timers, now);
-    if (!wg_noise_create_response(&msg, &peer->handshake, &dev->identity,
-                                  index)) {
-        wg_peer_index_free(peer->indices, index);
-        return;
-    }
-    if (!wg_cookie_add_macs(&peer->cookie, &msg, sizeof msg, now)) {
-        wg_noise_handshake_clear(&peer->handshake);
-        wg_peer_index_free(peer->indices, index);
-        return;
-    }
-    if (wg_noise_begin_session(&peer->handshake, &peer->keypairs, now)) {
-        wg_timers_session_derived(&peer->timers, now);
-        wg_device_peer_sync(peer);
-        wg_timers_any_authenticated_packet_traversed(&peer->timers, now);
-        wg_timers_any_authenticated_packet_sent(&peer->timers);
-        wg_device_send_to_peer(dev, peer, &msg, sizeof msg);
-    }
-}
-
-static enum wg_device_rx
-rx_initiation(struct wg_device *dev, const struct sockaddr *src,
-              socklen_t src_len, const uint8_t *buf, size_t len,
-              long long int now, struct wg_device_rx_result *out)
-{
-    const struct wg_msg_initiation *msg = (const void *) buf;
-    struct wg_noise_handshake *hs;
-    struct wg_peer *peer;
-    enum wg_device_rx rx;
-
-    rx = check_handshake_macs(dev, src, src_len, buf, len, now);
-    if (rx != WG_DEVICE_RX_HANDSHAKE) {
-        return rx;
-    }
-    rx = noise_result_to_rx(wg_noise_consume_initiation(
-                                msg, &dev->identity, lookup_handshake, dev,
-                                now, &hs));
-    if (rx != WG_DEVICE_RX_HANDSHAKE) {
-        return rx;
-    }
-    peer = CONTAINER_OF(hs, struct wg_peer, handshake);
-    peer->rx_bytes += len;
-    authenticated_from(peer, src, src_len, now);
-    send_response(dev, peer, now);
-    out->peer = peer;
-    return WG_DEVICE_RX_HANDSHAKE;
-}
-
-/* Response (initiator side). */
-
-/* The session is usable: let the caller flush its queue, and make sure
- * the responder gets something to confirm the keypair with. */
-static void
-initiator_session_ready(struct wg_device *dev, struct wg_peer *peer,
-                        struct wg_noise_keypair *kp)
-{
-    wg_device_session_ready(dev, peer);
-    if (wg_noise_keypairs_current(&peer->keypairs) == kp
-        && !wg_noise_keypair_send_counter(kp)) {
-        wg_device_peer_send_keepalive(dev, peer);
-    }
-}
-
-static enum wg_device_rx
-rx_response(struct wg_device *dev, const struct sockaddr *src,
-            socklen_t src_len, const uint8_t *buf, size_t len,
-            long long int now, struct wg_device_rx_result *out)
-{
-    const struct wg_msg_response *msg = (const void *) buf;
-    uint32_t index = le32toh(msg->receiver);
-    struct wg_noise_keypair *kp;
-    struct wg_peer *peer;
-    enum wg_device_rx rx;
-
-    rx = check_handshake_macs(dev, src, src_len, buf, len, now);
-    if (rx != WG_DEVICE_RX_HANDSHAKE) {
-        return rx;
-    }
-    peer = wg_peer_index_lookup(&dev->indices, index);
-    if (!peer) {
-        return WG_DEVICE_DROP_UNKNOWN_INDEX;
-    }
-    if (peer->handshake.local_index != index) {
-        return WG_DEVICE_DROP_STALE_HANDSHAKE;
-    }
-    rx = noise_result_to_rx(wg_noise_consume_response(msg, &peer->handshake,
-                                                      &dev->identity));
-    if (rx != WG_DEVICE_RX_HANDSHAKE) {
-        return rx;
-    }
-    peer->rx_bytes += len;
-    authenticated_from(peer, src, src_len, now);
-    kp = wg_noise_begin_session(&peer->handshake, &peer->keypairs, now);
-    if (kp) {
-        wg_timers_session_derived(&peer->timers, now);
-        wg_timers_handshake_complete(&peer->timers);
-        wg_device_wall_clock(dev, &peer->last_handshake);
-        initiator_session_ready(dev, peer, kp);
-    }
-    out->peer = peer;
-    return WG_DEVICE_RX_HANDSHAKE;
-}
-
-/* Cookie reply. */
-
-static enum wg_device_rx
-rx_cookie_reply(struct wg_device *dev, const uint8_t *buf, long long int now,
-                struct wg_device_rx_result *out)
-{
-    const struct wg_msg_cookie_reply *msg = (const void *) buf;
-    struct wg_peer *peer;
-
-    peer = wg_peer_index_lookup(&dev->indices, le32toh(msg->receiver));
-    if (!peer) {
-        return WG_DEVICE_DROP_UNKNOWN_INDEX;
-    }
-    if (!wg_cookie_consume_reply(&peer->cookie, msg, now)) {
-        return WG_DEVICE_DROP_BAD_COOKIE;
-    }
-    out->peer = peer;
-    return WG_DEVICE_RX_COOKIE_STORED;
-}
-
 /* Transport data. */
 
 /* Returns the length of the inner IP packet 'p' according to its own
@@ -388,7 +144,7 @@ data_authenticated(struct wg_device *dev, struct wg_peer *peer,
 {
     struct wg_noise_keypair *current;
 
-    authenticated_from(peer, src, src_len, now);
+    wg_device_authenticated_from(peer, src, src_len, now);
     if (wg_noise_keypairs_confirm(&peer->keypairs, kp)) {
         wg_timers_handshake_complete(&peer->timers);
         wg_device_wall_clock(dev, &peer->last_handshake);
@@ -460,31 +216,49 @@ opener_init(struct wg_device_opener *op, struct wg_peer *peer,
     op->opened = false;
 }
 
-/* The first step of a data message: finds the live keypair it is for and
- * holds it in '*op'.  A message for no session may bring a handshake for a
- * session this device forgot. */
+/* Finds the keypair that data message 'hdr' is for, if it can still
+ * receive at 'now', and holds it in '*op' (a reference taken).  With the
+ * device's lock held ('any'), any keypair of the peer will do: previous,
+ * current or next.  Without it, only the peer's current one, read under
+ * RCU, and only while its last reference is not gone.  Returns
+ * WG_DEVICE_RX_DATA, or why there is none. */
+static enum wg_device_rx
+hold_keypair(struct wg_device *dev, const struct wg_msg_data *hdr,
+             long long int now, bool any, struct wg_device_opener *op)
+{
+    uint32_t index = le32toh(hdr->receiver);
+    struct wg_peer *peer = wg_peer_index_lookup(&dev->indices, index);
+    struct wg_noise_keypair *kp;
+
+    kp = (!peer ? NULL
+          : any ? wg_noise_keypairs_find(&peer->keypairs, index)
+          : wg_noise_keypairs_current_for(&peer->keypairs, index));
+    if (!kp) {
+        return WG_DEVICE_DROP_UNKNOWN_INDEX;
+    }
+    if (!wg_noise_keypair_can_receive(kp, now)
+        || !wg_noise_keypair_try_ref(kp)) {
+        return WG_DEVICE_DROP_KEY_EXPIRED;
+    }
+    opener_init(op, peer, kp, hdr);
+    return WG_DEVICE_RX_DATA;
+}
+
+/* The first step of a data message, under the device's lock: finds the
+ * live keypair it is for and holds it in '*op'.  A message for no session
+ * may bring a handshake for a session this device forgot. */
 static enum wg_device_rx
 data_begin(struct wg_device *dev, const struct sockaddr *src,
            socklen_t src_len, const uint8_t *buf, long long int now,
            struct wg_device_opener *op)
 {
-    const struct wg_msg_data *hdr = (const void *) buf;
-    uint32_t index = le32toh(hdr->receiver);
-    struct wg_noise_keypair *kp;
-    struct wg_peer *peer;
+    enum wg_device_rx rx = hold_keypair(dev, (const void *) buf, now, true,
+                                        op);
 
-    peer = wg_peer_index_lookup(&dev->indices, index);
-    kp = peer ? wg_noise_keypairs_find(&peer->keypairs, index) : NULL;
-    if (!kp) {
+    if (rx == WG_DEVICE_DROP_UNKNOWN_INDEX) {
         handshake_for_forgotten_session(dev, src, src_len, now);
-        return WG_DEVICE_DROP_UNKNOWN_INDEX;
     }
-    if (!wg_noise_keypair_can_receive(kp, now)) {
-        return WG_DEVICE_DROP_KEY_EXPIRED;
-    }
-    wg_noise_keypair_ref(kp);
-    opener_init(op, peer, kp, hdr);
-    return WG_DEVICE_RX_DATA;
+    return rx;
 }
 
 /* The last step's checks: the message opened, its keypair is still its
@@ -597,7 +371,7 @@ classify(const uint8_t *buf, size_t len, uint32_t *typep)
     if (len < sizeof(uint32_t)) {
         return WG_DEVICE_DROP_TOO_SHORT;
     }
-    *typep = get_le32(buf);
+    *typep = le32toh(get_unaligned_u32((const uint32_t *) buf));
     need = expected_len(*typep);
     if (!need) {
         return WG_DEVICE_DROP_BAD_TYPE;
@@ -632,13 +406,13 @@ rx_control(struct wg_device *dev, uint32_t type, const struct sockaddr *src,
     switch (type) {
     case WG_MSG_INITIATION:
         wg_device_count_handshake(dev, now);
-        return rx_initiation(dev, src, src_len, buf, len, now, out);
+        return wg_device_rx_initiation(dev, src, src_len, buf, len, now, out);
     case WG_MSG_RESPONSE:
         wg_device_count_handshake(dev, now);
-        return rx_response(dev, src, src_len, buf, len, now, out);
+        return wg_device_rx_response(dev, src, src_len, buf, len, now, out);
     case WG_MSG_COOKIE_REPLY:
     default:
-        return rx_cookie_reply(dev, buf, now, out);
+        return wg_device_rx_cookie_reply(dev, buf, now, out);
     }
 }
 
@@ -705,26 +479,12 @@ wg_device_decrypt_begin_unlocked(struct wg_device *dev, const uint8_t *buf,
                                  size_t len, long long int now,
                                  struct wg_device_opener *op)
 {
-    const struct wg_msg_data *hdr = (const void *) buf;
-    struct wg_noise_keypair *kp;
-    struct wg_peer *peer;
     uint32_t type = 0;
 
-    if (classify(buf, len, &type) != WG_DEVICE_RX_DATA
-        || type != WG_MSG_DATA) {
-        return false;
-    }
-    peer = wg_peer_index_lookup(&dev->indices, le32toh(hdr->receiver));
-    kp = (peer
-          ? wg_noise_keypairs_current_for(&peer->keypairs,
-                                          le32toh(hdr->receiver))
-          : NULL);
-    if (!kp || !wg_noise_keypair_can_receive(kp, now)
-        || !wg_noise_keypair_try_ref(kp)) {
-        return false;
-    }
-    opener_init(op, peer, kp, hdr);
-    return true;
+    return (classify(buf, len, &type) == WG_DEVICE_RX_DATA
+            && type == WG_MSG_DATA
+            && hold_keypair(dev, (const void *) buf, now, false, op)
+               == WG_DEVICE_RX_DATA);
 }
 
 /* Whether an initiator's keypair 'kp' is old enough that a received
@@ -762,31 +522,6 @@ void
 wg_device_rx_run_init(struct wg_device_rx_run *run)
 {
     memset(run, 0, sizeof *run);
-}
-
-/* Leaves the replay window that 'run' holds, if any. */
-static void
-run_release_window(struct wg_device_rx_run *run)
-    OVS_NO_THREAD_SAFETY_ANALYSIS   /* Held since run_hold_window(). */
-{
-    if (run->kp) {
-        wg_noise_keypair_replay_unlock(run->kp);
-        wg_noise_keypair_unref(run->kp);
-        run->kp = NULL;
-    }
-}
-
-/* Makes 'run' hold 'kp''s replay window (and a reference to 'kp'). */
-static void
-run_hold_window(struct wg_device_rx_run *run, struct wg_noise_keypair *kp)
-    OVS_NO_THREAD_SAFETY_ANALYSIS   /* Until run_release_window(). */
-{
-    if (run->kp != kp) {
-        run_release_window(run);
-        wg_noise_keypair_ref(kp);
-        wg_noise_keypair_replay_lock(kp);
-        run->kp = kp;
-    }
 }
 
 /* Hands what 'run' counted to its peer. */
@@ -830,7 +565,6 @@ wg_device_decrypt_end_unlocked(struct wg_device *dev,
                                struct wg_device_opener *op,
                                struct wg_device_rx_result *out,
                                enum wg_device_rx *rxp)
-    OVS_NO_THREAD_SAFETY_ANALYSIS   /* run_hold_window() locks op->kp's. */
 {
     struct wg_peer *peer = unlocked_end_peer(src, src_len, op, now);
     enum wg_device_rx rx;
@@ -839,8 +573,7 @@ wg_device_decrypt_end_unlocked(struct wg_device *dev,
         return false;
     }
     memset(out, 0, sizeof *out);
-    run_hold_window(run, op->kp);
-    if (!wg_noise_keypair_replay_accept_locked(op->kp, op->counter)) {
+    if (!wg_noise_keypair_replay_accept(op->kp, op->counter)) {
         rx = WG_DEVICE_DROP_REPLAYED;
     } else {
         rx = data_inner(dev, peer, buf, len, out);
@@ -855,7 +588,6 @@ wg_device_decrypt_end_unlocked(struct wg_device *dev,
 void
 wg_device_rx_run_end(struct wg_device *dev, struct wg_device_rx_run *run)
 {
-    run_release_window(run);
     run_flush_counts(dev, run);
 }
 

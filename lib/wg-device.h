@@ -106,6 +106,14 @@ bool wg_device_get_public_key(const struct wg_device *dev,
 /* Inner MTU used to cap padding (0: pad to the next multiple of 16 only). */
 void wg_device_set_mtu(struct wg_device *dev, unsigned int mtu);
 
+/* The data-path ChaCha20-Poly1305 backend of the sessions that the peers
+ * make from now on (one keeps its backend until it is replaced, within
+ * two minutes); wg_crypto_aead_default() unless set.  'backend' must be
+ * usable (wg_crypto_aead_backend_usable()).  Returns true if it changed. */
+bool wg_device_set_aead(struct wg_device *dev,
+                        enum wg_crypto_aead_backend backend);
+enum wg_crypto_aead_backend wg_device_get_aead(const struct wg_device *dev);
+
 #ifdef WG_TEST_HOOKS
 /* Test hook (test builds only, wg-test-hooks.h): send-side rekeying after
  * 'n' messages of a session instead of REKEY_AFTER_MESSAGES (2^60, which no
@@ -177,6 +185,16 @@ void wg_device_peer_remove(struct wg_device *dev, struct wg_peer *peer);
 /* Removes every peer. */
 void wg_device_peer_remove_all(struct wg_device *dev);
 
+/* Removes the peer whose public key is that of private key 'priv' (a key
+ * about to become the device's own: no peer may carry it), calling
+ * 'removing' (if nonnull) with 'aux' and the peer first, so that the
+ * caller lets go of what it attached to the peer.  Does nothing if no peer
+ * has that key or 'priv' is not a usable key. */
+void wg_device_peer_remove_own(struct wg_device *dev,
+                               const uint8_t priv[WG_KEY_LEN],
+                               void (*removing)(void *aux, struct wg_peer *),
+                               void *aux);
+
 /* Returns the peer with public key 'pub', or NULL. */
 struct wg_peer *wg_device_peer_lookup(const struct wg_device *dev,
                                       const uint8_t pub[WG_KEY_LEN]);
@@ -188,10 +206,29 @@ struct wg_peer *wg_device_peer_next(const struct wg_device *dev,
                                     const struct wg_peer *peer);
 size_t wg_device_peer_count(const struct wg_device *dev);
 
-/* The public keys of the device's peers, in their order, in a new array
- * of wg_device_peer_count() keys that the caller frees: what long listings
- * walk a slice at a time, looking each key up again at its turn. */
-uint8_t (*wg_device_peer_keys(const struct wg_device *dev))[WG_KEY_LEN];
+/* A walk over the device's peers that may span many slices of the main
+ * loop (a long listing): it holds the public keys of the peers there when
+ * it started, in their order, and looks each up again at its turn, so that
+ * a peer removed in between is skipped and one added is not listed.  A
+ * zeroed walk has not started. */
+struct wg_device_peer_walk {
+    uint8_t (*keys)[WG_KEY_LEN];
+    size_t n, next;
+};
+
+/* Starts 'walk' over the peers of 'dev'. */
+void wg_device_peer_walk_start(struct wg_device_peer_walk *walk,
+                               const struct wg_device *dev);
+
+/* Whether 'walk' has started and not been destroyed since. */
+bool wg_device_peer_walk_started(const struct wg_device_peer_walk *walk);
+
+/* Returns the next peer of 'walk' still in 'dev', or NULL at its end. */
+const struct wg_peer *wg_device_peer_walk_next(
+    struct wg_device_peer_walk *walk, const struct wg_device *dev);
+
+/* Frees what 'walk' holds and makes it a walk that has not started. */
+void wg_device_peer_walk_destroy(struct wg_device_peer_walk *walk);
 
 /* Copies the preshared key of 'peer' into 'psk' and returns true, or
  * returns false if it has none.  For the UAPI's get reply only; the caller
@@ -543,13 +580,12 @@ enum wg_device_rx wg_device_decrypt_end(struct wg_device *dev,
  * caller ends the message with wg_device_decrypt_end() under its lock.
  *
  * Messages ended one after the other make a run ('*run', set up by
- * wg_device_rx_run_init()): the replay window of a keypair stays locked
- * from one of its messages to the next, and the peer's counters and times
- * are handed over once per peer, when the run ends
- * (wg_device_rx_run_end()).  End a run before taking the caller's lock or
+ * wg_device_rx_run_init()): the peer's counters and times are handed over
+ * once per peer, when the run ends (wg_device_rx_run_end()).  Each message
+ * takes and leaves its keypair's replay window lock on its own, so no lock
+ * is held between calls.  End a run before taking the caller's lock or
  * quiescing. */
 struct wg_device_rx_run {
-    struct wg_noise_keypair *kp;    /* Its replay window locked, or NULL. */
     struct wg_peer *peer;           /* Whose messages are counted below. */
     uint64_t packets;
     uint64_t bytes;

@@ -104,6 +104,8 @@ struct wg_noise_keypairs {
     struct wg_noise_keypair *next;
     void (*release_index)(void *aux, uint32_t index);
     void *release_aux;
+    enum wg_crypto_aead_backend aead;   /* Of the sessions to come (the
+                                         * owner sets it). */
 };
 
 /* Outcome of consuming a handshake message. */
@@ -138,17 +140,6 @@ bool wg_noise_keypair_take_counters(struct wg_noise_keypair *kp, size_t n,
  * too old for the window, or one at REJECT_AFTER_MESSAGES or beyond. */
 bool wg_noise_keypair_replay_accept(struct wg_noise_keypair *kp,
                                     uint64_t counter);
-
-/* The same in steps, for a receiver that checks several counters of one
- * keypair under one hold of its window's lock (a leaf: take no other lock
- * while holding it). */
-void wg_noise_keypair_replay_lock(struct wg_noise_keypair *kp)
-    OVS_ACQUIRES(kp->replay_mutex);
-bool wg_noise_keypair_replay_accept_locked(struct wg_noise_keypair *kp,
-                                           uint64_t counter)
-    OVS_REQUIRES(kp->replay_mutex);
-void wg_noise_keypair_replay_unlock(struct wg_noise_keypair *kp)
-    OVS_RELEASES(kp->replay_mutex);
 
 /* The counter after the highest that 'kp' accepted, on any thread. */
 uint64_t wg_noise_keypair_replay_greatest(struct wg_noise_keypair *kp);

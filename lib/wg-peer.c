@@ -21,6 +21,7 @@
 #include <string.h>
 #include "hash.h"
 #include "ovs-rcu.h"
+#include "socket-util.h"
 #include "util.h"
 
 /* An entry is immutable once in the map; readers without the device's lock
@@ -108,16 +109,14 @@ wg_peer_index_count(const struct wg_index_table *t)
 
 /* Endpoint table. */
 
-/* Length of the AF_INET or AF_INET6 address 'sa' if 'len' holds it, else 0. */
+/* Length of the AF_INET or AF_INET6 address 'sa' if 'len' holds it, else 0.
+ * The family is checked first: sa_length() accepts no other. */
 static socklen_t
 sockaddr_len(const struct sockaddr *sa, socklen_t len)
 {
-    socklen_t need = (sa->sa_family == AF_INET ? sizeof(struct sockaddr_in)
-                      : sa->sa_family == AF_INET6
-                      ? sizeof(struct sockaddr_in6)
-                      : 0);
+    bool inet = sa->sa_family == AF_INET || sa->sa_family == AF_INET6;
 
-    return need && len >= need ? need : 0;
+    return inet && len >= sa_length(sa) ? sa_length(sa) : 0;
 }
 
 /* Compares the address and port of two endpoints of the same family. */

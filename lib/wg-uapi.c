@@ -33,313 +33,13 @@
 #include "wg-addr.h"
 #include "wg-crypto.h"
 #include "wg-device.h"
+#include "wg-uapi-private.h"
 
 VLOG_DEFINE_THIS_MODULE(wg_uapi);
 
 COVERAGE_DEFINE(wg_uapi_get);
 COVERAGE_DEFINE(wg_uapi_set);
 COVERAGE_DEFINE(wg_uapi_error);
-
-/* One parsed line of a set request. */
-enum uapi_key {
-    K_PRIVATE_KEY,
-    K_LISTEN_PORT,
-    K_FWMARK,
-    K_REPLACE_PEERS,
-    K_PUBLIC_KEY,
-    K_REMOVE,
-    K_UPDATE_ONLY,
-    K_PRESHARED_KEY,
-    K_ENDPOINT,
-    K_KEEPALIVE,
-    K_REPLACE_ALLOWED_IPS,
-    K_ALLOWED_IP,
-    K_PROTOCOL_VERSION,
-};
-
-struct uapi_op {
-    enum uapi_key key;
-    union {
-        uint8_t key[WG_KEY_LEN];
-        uint32_t num;
-        struct {
-            /* Large enough for AF_INET and AF_INET6, and much smaller than
-             * a sockaddr_storage: a request may hold millions of ops. */
-            struct sockaddr_in6 sa;
-            socklen_t len;
-        } ep;
-        struct wg_addr_prefix ip;
-    } u;
-};
-
-typedef int uapi_parse_func(const char *value, struct uapi_op *);
-
-static uapi_parse_func parse_key, parse_u16, parse_u32, parse_true,
-    parse_endpoint, parse_prefix, parse_fwmark, parse_version;
-
-struct uapi_key_def {
-    const char *name;
-    enum uapi_key key;
-    bool in_peer;               /* Valid after a public_key line. */
-    uapi_parse_func *parse;
-};
-
-static const struct uapi_key_def key_defs[] = {
-    { "private_key", K_PRIVATE_KEY, false, parse_key },
-    { "listen_port", K_LISTEN_PORT, false, parse_u16 },
-    { "fwmark", K_FWMARK, false, parse_fwmark },
-    { "replace_peers", K_REPLACE_PEERS, false, parse_true },
-    { "public_key", K_PUBLIC_KEY, true, parse_key },
-    { "remove", K_REMOVE, true, parse_true },
-    { "update_only", K_UPDATE_ONLY, true, parse_true },
-    { "preshared_key", K_PRESHARED_KEY, true, parse_key },
-    { "endpoint", K_ENDPOINT, true, parse_endpoint },
-    { "persistent_keepalive_interval", K_KEEPALIVE, true, parse_u16 },
-    { "replace_allowed_ips", K_REPLACE_ALLOWED_IPS, true, parse_true },
-    { "allowed_ip", K_ALLOWED_IP, true, parse_prefix },
-    { "protocol_version", K_PROTOCOL_VERSION, true, parse_version },
-};
-
-/* Buffers holding secrets. */
-
-void
-wg_uapi_ds_put_secret(struct ds *ds, const void *s, size_t n)
-{
-    size_t need = ds->length + n;
-
-    if (!ds->string || need > ds->allocated) {
-        struct ds bigger = DS_EMPTY_INITIALIZER;
-
-        ds_reserve(&bigger, MAX(need, 2 * ds->allocated));
-        if (ds->string) {
-            ds_put_buffer(&bigger, ds->string, ds->length);
-            wg_uapi_ds_wipe(ds);
-        }
-        *ds = bigger;
-    }
-    ds_put_buffer(ds, s, n);
-}
-
-void
-wg_uapi_ds_wipe(struct ds *ds)
-{
-    if (ds->string) {
-        wg_crypto_wipe(ds->string, ds->allocated);
-    }
-    ds_destroy(ds);
-}
-
-static void OVS_PRINTF_FORMAT(2, 3)
-put_line(struct ds *out, const char *format, ...)
-{
-    char line[256];
-    va_list args;
-    int n;
-
-    va_start(args, format);
-    n = vsnprintf(line, sizeof line, format, args);
-    va_end(args);
-    ovs_assert(n >= 0 && n < sizeof line);
-    wg_uapi_ds_put_secret(out, line, n);
-    wg_crypto_wipe(line, sizeof line);
-}
-
-static void
-put_key_line(struct ds *out, const char *name, const uint8_t key[WG_KEY_LEN])
-{
-    char hex[WG_KEY_HEX_LEN];
-
-    wg_crypto_key_to_hex(hex, key);
-    put_line(out, "%s=%s\n", name, hex);
-    wg_crypto_wipe(hex, sizeof hex);
-}
-
-/* Value parsers: each returns 0 or a positive errno value. */
-
-/* Parses a decimal number of at most 'max' without sign or spaces. */
-static int
-parse_decimal(const char *s, unsigned long long max, unsigned long long *np)
-{
-    unsigned long long n = 0;
-
-    if (!*s) {
-        return EINVAL;
-    }
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9') {
-            return EINVAL;
-        }
-        n = n * 10 + (*s - '0');
-        if (n > max) {
-            return EINVAL;
-        }
-    }
-    *np = n;
-    return 0;
-}
-
-static int
-parse_key(const char *value, struct uapi_op *op)
-{
-    return wg_crypto_key_from_hex(op->u.key, value) ? 0 : EINVAL;
-}
-
-static int
-parse_u16(const char *value, struct uapi_op *op)
-{
-    unsigned long long n;
-    int error = parse_decimal(value, UINT16_MAX, &n);
-
-    op->u.num = error ? 0 : n;
-    return error;
-}
-
-static int
-parse_u32(const char *value, struct uapi_op *op)
-{
-    unsigned long long n;
-    int error = parse_decimal(value, UINT32_MAX, &n);
-
-    op->u.num = error ? 0 : n;
-    return error;
-}
-
-static int
-parse_fwmark(const char *value, struct uapi_op *op)
-{
-    int error = parse_u32(value, op);
-
-    return error ? error : op->u.num ? EOPNOTSUPP : 0;
-}
-
-static int
-parse_version(const char *value, struct uapi_op *op)
-{
-    int error = parse_u32(value, op);
-
-    return error ? error : op->u.num != 1 ? EPROTONOSUPPORT : 0;
-}
-
-static int
-parse_true(const char *value, struct uapi_op *op OVS_UNUSED)
-{
-    return strcmp(value, "true") ? EINVAL : 0;
-}
-
-/* Parses "a.b.c.d:port", "[ipv6]:port" or "[ipv6%scope]:port". */
-static int
-parse_endpoint(const char *value, struct uapi_op *op)
-{
-    struct sockaddr_storage ss;
-    socklen_t len;
-
-    if (!wg_addr_parse_endpoint(value, &ss, &len)
-        || len > sizeof op->u.ep.sa) {
-        return EINVAL;
-    }
-    memcpy(&op->u.ep.sa, &ss, len);
-    op->u.ep.len = len;
-    return 0;
-}
-
-/* Parses "addr/len" (IPv4 or IPv6).  The device masks host bits off. */
-static int
-parse_prefix(const char *value, struct uapi_op *op)
-{
-    return wg_addr_parse_prefix(value, false, &op->u.ip) ? 0 : EINVAL;
-}
-
-/* Parsing lines. */
-
-/* A valid line is much shorter (a key name, '=' and 64 hex digits, or an
- * endpoint with an IPv6 scope). */
-#define UAPI_LINE_MAX 256
-
-/* The lines of a set request's body, read one at a time. */
-struct uapi_cursor {
-    const char *body;           /* Not null-terminated, not modified. */
-    size_t len;                 /* Up to the blank line. */
-    size_t pos;                 /* Start of the next line. */
-    size_t line;                /* Lines read. */
-    bool in_peer;               /* After a public_key line. */
-};
-
-static const struct uapi_key_def *
-find_key(const char *name)
-{
-    for (size_t i = 0; i < ARRAY_SIZE(key_defs); i++) {
-        if (!strcmp(key_defs[i].name, name)) {
-            return &key_defs[i];
-        }
-    }
-    return NULL;
-}
-
-/* Parses one line (null-terminated, without '\n') into 'op'. */
-static int
-parse_line(char *line, bool *in_peer, struct uapi_op *op, const char **what)
-{
-    char *eq = strchr(line, '=');
-    const struct uapi_key_def *def;
-    int error;
-
-    if (!eq) {
-        *what = "line without '='";
-        return EPROTO;
-    }
-    *eq = '\0';
-    def = find_key(line);
-    if (!def) {
-        *what = "unknown key";
-        return EPROTO;
-    }
-    if (def->key == K_PUBLIC_KEY) {
-        *in_peer = true;
-    } else if (def->in_peer != *in_peer) {
-        *what = def->in_peer ? "peer key before public_key"
-                             : "device key after public_key";
-        return EPROTO;
-    }
-    op->key = def->key;
-    error = def->parse(eq + 1, op);
-    if (error) {
-        *what = def->name;
-    }
-    return error;
-}
-
-static bool
-cursor_at_end(const struct uapi_cursor *cur)
-{
-    return cur->pos >= cur->len;
-}
-
-/* Parses the next line at 'cur' into 'op'.  Returns 0 or a positive errno
- * value, with a description (no request data) in '*what'. */
-static int
-parse_next(struct uapi_cursor *cur, struct uapi_op *op, const char **what)
-{
-    const char *p = cur->body + cur->pos;
-    const char *nl = memchr(p, '\n', cur->len - cur->pos);
-    size_t n = nl ? nl - p : cur->len - cur->pos;
-    char line[UAPI_LINE_MAX];
-    int error;
-
-    cur->pos += n + 1;
-    cur->line++;
-    if (memchr(p, '\0', n)) {
-        *what = "null byte";
-        return EINVAL;
-    } else if (n >= sizeof line) {
-        *what = "line too long";
-        return EINVAL;
-    }
-    memcpy(line, p, n);
-    line[n] = '\0';
-    error = parse_line(line, &cur->in_peer, op, what);
-    wg_crypto_wipe(line, sizeof line);
-    return error;
-}
 
 /* Applying a parsed request. */
 
@@ -361,24 +61,17 @@ remove_peer(struct uapi_ctx *ctx, struct wg_peer *peer)
 static int
 apply_private_key(struct uapi_ctx *ctx, const uint8_t priv[WG_KEY_LEN])
 {
-    uint8_t old[WG_KEY_LEN], pub[WG_KEY_LEN];
+    uint8_t old[WG_KEY_LEN];
     bool zero = wg_crypto_is_zero(priv, WG_KEY_LEN);
     bool had = wg_device_get_private_key(ctx->dev, old);
-    struct wg_peer *self;
     int error = 0;
 
     if (zero ? !had : had && wg_crypto_equal(old, priv, WG_KEY_LEN)) {
         goto out;
     }
     if (!zero) {
-        if (!wg_crypto_public_key(pub, priv)) {
-            error = EINVAL;
-            goto out;
-        }
-        self = wg_device_peer_lookup(ctx->dev, pub);
-        if (self) {
-            remove_peer(ctx, self);
-        }
+        wg_device_peer_remove_own(ctx->dev, priv, ctx->hooks->peer_removing,
+                                  ctx->aux);
     }
     error = wg_device_set_private_key(ctx->dev, zero ? NULL : priv);
     if (!error && ctx->hooks->private_key_changed) {
@@ -493,7 +186,7 @@ put_endpoint(struct ds *out, const struct sockaddr_storage *ss)
     struct ds ep = DS_EMPTY_INITIALIZER;
 
     wg_addr_format_endpoint(&ep, ss);
-    put_line(out, "endpoint=%s\n", ds_cstr(&ep));
+    wg_uapi_put_line(out, "endpoint=%s\n", ds_cstr(&ep));
     ds_destroy(&ep);
 }
 
@@ -505,7 +198,7 @@ put_allowed_ip(void *out_, int family, const uint8_t *addr,
     struct ds *out = out_;
 
     if (inet_ntop(family, addr, s, sizeof s)) {
-        put_line(out, "allowed_ip=%s/%u\n", s, prefix_len);
+        wg_uapi_put_line(out, "allowed_ip=%s/%u\n", s, prefix_len);
     }
 }
 
@@ -517,22 +210,22 @@ put_peer(const struct wg_device *dev, const struct wg_peer *peer,
     struct wg_peer_info info;
 
     wg_device_peer_get_info(dev, peer, &info);
-    put_key_line(out, "public_key", info.public_key);
+    wg_uapi_put_key_line(out, "public_key", info.public_key);
     if (info.has_psk && wg_device_peer_get_psk(dev, peer, psk)) {
-        put_key_line(out, "preshared_key", psk);
+        wg_uapi_put_key_line(out, "preshared_key", psk);
         wg_crypto_wipe(psk, sizeof psk);
     }
-    put_line(out, "protocol_version=1\n");
+    wg_uapi_put_line(out, "protocol_version=1\n");
     if (info.endpoint_len) {
         put_endpoint(out, &info.endpoint);
     }
-    put_line(out, "last_handshake_time_sec=%lld\n"
+    wg_uapi_put_line(out, "last_handshake_time_sec=%lld\n"
              "last_handshake_time_nsec=%ld\n",
              (long long int) info.last_handshake.tv_sec,
              (long int) info.last_handshake.tv_nsec);
-    put_line(out, "tx_bytes=%"PRIu64"\nrx_bytes=%"PRIu64"\n",
+    wg_uapi_put_line(out, "tx_bytes=%"PRIu64"\nrx_bytes=%"PRIu64"\n",
              info.tx_bytes, info.rx_bytes);
-    put_line(out, "persistent_keepalive_interval=%u\n",
+    wg_uapi_put_line(out, "persistent_keepalive_interval=%u\n",
              info.persistent_keepalive_s);
     wg_device_peer_allowed_ips_walk(dev, peer, put_allowed_ip, out);
 }
@@ -557,8 +250,7 @@ struct wg_uapi_job {
     const char *what;           /* Set: where parsing failed. */
     struct uapi_op *ops;        /* Set: the peer section being applied. */
     size_t n_ops, allocated_ops;
-    uint8_t (*keys)[WG_KEY_LEN];    /* Get: peers at the first step. */
-    size_t n_keys, next_key;
+    struct wg_device_peer_walk walk;    /* Get: peers of the first step. */
 };
 
 /* Lines parsed per step of the check: a step is short, and a deadline
@@ -582,7 +274,7 @@ job_finish(struct wg_uapi_job *job, int error, struct ds *reply)
         }
     }
     /* The sign on the wire: see the top of wg-uapi.h. */
-    put_line(reply, "errno=%d\n\n", job->is_get ? error : -error);
+    wg_uapi_put_line(reply, "errno=%d\n\n", job->is_get ? error : -error);
     job->error = error;
     job->phase = JOB_DONE;
 }
@@ -596,13 +288,13 @@ check_step(struct wg_uapi_job *job, struct ds *reply)
         struct uapi_op op;
         int error;
 
-        if (cursor_at_end(&job->cur)) {
+        if (wg_uapi_cursor_at_end(&job->cur)) {
             job->cur.pos = job->cur.line = 0;
             job->cur.in_peer = false;
             job->phase = JOB_APPLY;
             return;
         }
-        error = parse_next(&job->cur, &op, &job->what);
+        error = wg_uapi_parse_next(&job->cur, &op, &job->what);
         wg_crypto_wipe(&op, sizeof op);
         if (error) {
             job_finish(job, error, reply);
@@ -647,11 +339,11 @@ read_section(struct wg_uapi_job *job, const struct uapi_op *first)
 
     job->n_ops = 0;
     add_op(job, first);
-    while (!error && !cursor_at_end(&job->cur)) {
+    while (!error && !wg_uapi_cursor_at_end(&job->cur)) {
         struct uapi_cursor before = job->cur;
         struct uapi_op op;
 
-        error = parse_next(&job->cur, &op, &job->what);
+        error = wg_uapi_parse_next(&job->cur, &op, &job->what);
         if (!error && op.key == K_PUBLIC_KEY) {
             job->cur = before;
             wg_crypto_wipe(&op, sizeof op);
@@ -670,13 +362,13 @@ apply_step(struct wg_uapi_job *job, struct uapi_ctx *ctx, struct ds *reply)
     struct uapi_op op;
     int error;
 
-    if (cursor_at_end(&job->cur)) {
+    if (wg_uapi_cursor_at_end(&job->cur)) {
         job_finish(job, 0, reply);
         return;
     }
     /* The check found every line valid; should one fail now, so does the
      * request. */
-    error = parse_next(&job->cur, &op, &job->what);
+    error = wg_uapi_parse_next(&job->cur, &op, &job->what);
     if (!error && op.key == K_PUBLIC_KEY) {
         error = read_section(job, &op);
         if (!error) {
@@ -719,31 +411,28 @@ get_start(struct wg_uapi_job *job, struct uapi_ctx *ctx, struct ds *reply)
 
     COVERAGE_INC(wg_uapi_get);
     if (wg_device_get_private_key(dev, priv)) {
-        put_key_line(reply, "private_key", priv);
+        wg_uapi_put_key_line(reply, "private_key", priv);
         wg_crypto_wipe(priv, sizeof priv);
     }
     port = hooks->get_listen_port ? hooks->get_listen_port(ctx->aux) : 0;
     if (port) {
-        put_line(reply, "listen_port=%"PRIu16"\n", port);
+        wg_uapi_put_line(reply, "listen_port=%"PRIu16"\n", port);
     }
-    job->n_keys = wg_device_peer_count(dev);
-    job->keys = wg_device_peer_keys(dev);
+    wg_device_peer_walk_start(&job->walk, dev);
 }
 
 /* Get: lists the next peer that is still there. */
 static void
 get_step(struct wg_uapi_job *job, struct uapi_ctx *ctx, struct ds *reply)
 {
-    while (job->next_key < job->n_keys) {
-        const struct wg_peer *peer
-            = wg_device_peer_lookup(ctx->dev, job->keys[job->next_key++]);
+    const struct wg_peer *peer = wg_device_peer_walk_next(&job->walk,
+                                                          ctx->dev);
 
-        if (peer) {
-            put_peer(ctx->dev, peer, reply);
-            return;
-        }
+    if (peer) {
+        put_peer(ctx->dev, peer, reply);
+    } else {
+        job_finish(job, 0, reply);
     }
-    job_finish(job, 0, reply);
 }
 
 static void
@@ -848,7 +537,7 @@ wg_uapi_job_destroy(struct wg_uapi_job *job)
     if (job) {
         wg_crypto_wipe(job->ops, job->allocated_ops * sizeof *job->ops);
         free(job->ops);
-        free(job->keys);
+        wg_device_peer_walk_destroy(&job->walk);
         free(job);
     }
 }

@@ -696,7 +696,8 @@ static unsigned int hook_pass;  /* Messages the first call lets through. */
 
 /* Fails every GSO message (one with control data) with 'hook_error'. */
 static int
-hook_fail_gso(int fd, struct mmsghdr *msgs, unsigned int n, int flags)
+hook_fail_gso(int fd, struct mmsghdr *msgs, unsigned int n,
+               unsigned int flags)
 {
     hook_calls++;
     if (msgs[0].msg_hdr.msg_controllen) {
@@ -709,7 +710,8 @@ hook_fail_gso(int fd, struct mmsghdr *msgs, unsigned int n, int flags)
 /* Lets 'hook_pass' messages through on the first call, then fails every
  * call with 'hook_error'. */
 static int
-hook_fill_up(int fd, struct mmsghdr *msgs, unsigned int n, int flags)
+hook_fill_up(int fd, struct mmsghdr *msgs, unsigned int n,
+               unsigned int flags)
 {
     if (hook_calls++ == 0) {
         return sendmmsg(fd, msgs, MIN(n, hook_pass), flags);
@@ -720,7 +722,8 @@ hook_fill_up(int fd, struct mmsghdr *msgs, unsigned int n, int flags)
 
 /* Fails the first call with 'hook_error', then passes everything. */
 static int
-hook_fail_once(int fd, struct mmsghdr *msgs, unsigned int n, int flags)
+hook_fail_once(int fd, struct mmsghdr *msgs, unsigned int n,
+               unsigned int flags)
 {
     if (hook_calls++ == 0) {
         errno = hook_error;

@@ -87,7 +87,7 @@ wgt_vswitchd_start() {
     local bin
     bin=$(wgt_vswitchd $1)
     echo "$bin" > "$WGT_DIR/h$1/vswitchd.path"
-    ip netns exec $WGT_PREFIX-h$1 env -u OVSWG_UAPI_DIR $(wgt_env $1) \
+    ip netns exec $WGT_PREFIX-h$1 env $(wgt_env $1) \
         "$bin" --detach --no-chdir --pidfile --log-file -vconsole:off \
         2>/dev/null
 }

@@ -17,14 +17,7 @@
 #include <config.h>
 #include "netdev-wireguard.h"
 
-#include <malloc.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "netdev-provider.h"
-#include "openvswitch/vlog.h"
-
-VLOG_DEFINE_THIS_MODULE(wireguard_register);
 
 /* Links Open vSwitch's ovs-vswitchd with the wireguard netdev class.
  *
@@ -36,42 +29,12 @@ VLOG_DEFINE_THIS_MODULE(wireguard_register);
 void __real_bridge_init(const char *remote);
 void __wrap_bridge_init(const char *remote);
 
-/* Freed heap that glibc keeps before returning memory to the kernel.
- *
- * With userspace TSO, the datapath allocates a buffer for every 64 KB
- * super-packet (TAP receive, TCP coalescing at the wireguard port) and frees
- * it once the packet is sent.  With glibc's default 128 KB trim threshold,
- * those frees at the top of the heap give the memory back and the next
- * allocation faults it in again page by page: about 40,000 page faults a
- * second, 10% of the throughput of one TCP stream.  Keeping up to 32 MB of
- * freed heap removes them.  GLIBC_TUNABLES=glibc.malloc.trim_threshold=N
- * still wins when given. */
-#define WG_MALLOC_TRIM_THRESHOLD (32 * 1024 * 1024)
-
-/* AddressSanitizer replaces malloc, and its mallopt() does nothing. */
-#ifdef __SANITIZE_ADDRESS__
-#define WG_GLIBC_MALLOC false
-#else
-#define WG_GLIBC_MALLOC true
-#endif
-
-static void
-keep_freed_heap(void)
-{
-    const char *tunables = getenv("GLIBC_TUNABLES");
-
-    if (WG_GLIBC_MALLOC && (!tunables || !strstr(tunables, "trim_threshold"))
-        && !mallopt(M_TRIM_THRESHOLD, WG_MALLOC_TRIM_THRESHOLD)) {
-        VLOG_WARN("could not set the malloc trim threshold");
-    }
-}
-
-/* Registers the wireguard netdev class and tunes malloc, then runs OVS's
- * bridge_init(). */
+/* Registers the wireguard netdev class, then runs OVS's bridge_init().
+ * Nothing else: the process's settings (malloc's among them) are the
+ * operator's, e.g. GLIBC_TUNABLES=glibc.malloc.trim_threshold=N. */
 void
 __wrap_bridge_init(const char *remote)
 {
-    keep_freed_heap();
     netdev_wireguard_register();
     __real_bridge_init(remote);
 }
