@@ -34,7 +34,7 @@
 if [ "${1:-}" = --outer ]; then
     shift
     [ -n "${OVSWG_OUTER_PID:-}" ] || exec "$@"
-    exec nsenter -t "$OVSWG_OUTER_PID" -n -m -r \
+    exec nsenter -t "$OVSWG_OUTER_PID" -n -m -r -w \
         sh -c 'cd "$0" && exec "$@"' "$PWD" "$@"
 fi
 if [ "${OVSWG_ISOLATE:-1}" = 0 ]; then
