@@ -56,25 +56,21 @@ ovslogdir = /var/log/openvswitch
 EXTRA_DIST += \
 	utilities/ovs-monitor-wireguard.service.in \
 	utilities/ovs-monitor-wireguard.default
-noinst_DATA += utilities/ovs-monitor-wireguard.service
-CLEANFILES += utilities/ovs-monitor-wireguard.service
-utilities/ovs-monitor-wireguard.service: \
-		utilities/ovs-monitor-wireguard.service.in Makefile
-	$(AM_V_GEN)$(MKDIR_P) utilities && \
-	sed -e 's|@sbindir[@]|$(sbindir)|g' \
-	    -e 's|@sysconfdir[@]|$(sysconfdir)|g' \
-	    -e 's|@ovsrundir[@]|$(ovsrundir)|g' \
-	    -e 's|@ovslogdir[@]|$(ovslogdir)|g' \
-	    $(srcdir)/utilities/ovs-monitor-wireguard.service.in > $@.tmp && \
-	mv $@.tmp $@
-install-data-local: utilities/ovs-monitor-wireguard.service
+# The unit is made at install time, so that it names the directories of
+# that "make install" (sbindir=... given to it too).
+UNIT_SED = sed -e 's|@sbindir[@]|$(sbindir)|g' \
+	-e 's|@sysconfdir[@]|$(sysconfdir)|g' \
+	-e 's|@ovsrundir[@]|$(ovsrundir)|g' \
+	-e 's|@ovslogdir[@]|$(ovslogdir)|g'
+install-data-local:
 	@dir='$(systemdunitdir)'; \
 	test -n "$$dir" || dir=`$(PKG_CONFIG) --variable=systemdsystemunitdir systemd 2>/dev/null`; \
 	if test -n "$$dir"; then \
 	    echo " installing ovs-monitor-wireguard.service in $$dir"; \
 	    $(MKDIR_P) "$(DESTDIR)$$dir" && \
-	    $(INSTALL_DATA) utilities/ovs-monitor-wireguard.service \
-	        "$(DESTDIR)$$dir/ovs-monitor-wireguard.service" || exit 1; \
+	    $(UNIT_SED) $(srcdir)/utilities/ovs-monitor-wireguard.service.in \
+	        > "$(DESTDIR)$$dir/ovs-monitor-wireguard.service" && \
+	    chmod 0644 "$(DESTDIR)$$dir/ovs-monitor-wireguard.service" || exit 1; \
 	else \
 	    echo " no systemd here (pkg-config systemd): ovs-monitor-wireguard.service not installed"; \
 	fi
