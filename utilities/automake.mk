@@ -20,6 +20,7 @@ EXTRA_DIST += \
 	utilities/ovs-wg-mkdeb \
 	utilities/ovs-wg-package-test \
 	utilities/ovs-wg-bench \
+	utilities/ovs-wg-bench.1 \
 	utilities/ovs-wg-bench-rxq \
 	utilities/ovs-wg-bench-txq \
 	utilities/ovs-wg-soak \
