@@ -138,29 +138,6 @@ eg_arp(struct eg_ctx *c)
                         arp->ar_sha, false, get_16aligned_be32(&arp->ar_spa)));
 }
 
-/* Finds the link-layer address option 'type' among the 'n' bytes of ND
- * options at 'opt'.  Returns false if the options are malformed. */
-static bool
-nd_find_lla(const uint8_t *opt, size_t n, uint8_t type, struct eth_addr *mac,
-            bool *found)
-{
-    *found = false;
-    while (n > 0) {
-        size_t opt_len = n >= 2 ? opt[1] * 8 : 0;
-
-        if (!opt_len || opt_len > n) {
-            return false;
-        }
-        if (opt[0] == type && opt_len == ND_LLA_OPT_LEN) {
-            memcpy(mac, opt + 2, ETH_ADDR_LEN);
-            *found = true;
-        }
-        opt += opt_len;
-        n -= opt_len;
-    }
-    return true;
-}
-
 static enum bridge_l2_eg_action
 eg_ns(struct eg_ctx *c, const struct ovs_16aligned_ip6_hdr *ip6,
       const struct in6_addr *src, const struct in6_addr *dst, size_t plen)
@@ -176,8 +153,9 @@ eg_ns(struct eg_ctx *c, const struct ovs_16aligned_ip6_hdr *ip6,
     in6_addr_solicited_node(&snm, &target);
     if (plen < ND_MSG_LEN || ipv6_addr_is_multicast(&target)
         || bridge_l2_is_v4(&target)
-        || !nd_find_lla((const uint8_t *) ns->options, plen - ND_MSG_LEN,
-                        ND_OPT_SOURCE_LINKADDR, &slla, &has_slla)
+        || !pkt_ip_nd_find_lla((const uint8_t *) ns->options,
+                               plen - ND_MSG_LEN, ND_OPT_SOURCE_LINKADDR,
+                               &slla, &has_slla)
         || (ipv6_addr_is_multicast(dst) && !ipv6_addr_equals(dst, &snm))) {
         return eg_drop(c, BRIDGE_L2_R_ND_BAD);
     } else if (!ipv6_addr_is_set(src)) {
@@ -227,9 +205,9 @@ eg_nd(struct eg_ctx *c, const struct ovs_16aligned_ip6_hdr *ip6,
         return eg_ns(c, ip6, src, dst, plen);
     case ND_NEIGHBOR_ADVERT:
         if (plen < ND_MSG_LEN
-            || !nd_find_lla((const uint8_t *) nd->options,
-                            plen - ND_MSG_LEN, ND_OPT_TARGET_LINKADDR,
-                            &lla, &has_lla)) {
+            || !pkt_ip_nd_find_lla((const uint8_t *) nd->options,
+                                   plen - ND_MSG_LEN, ND_OPT_TARGET_LINKADDR,
+                                   &lla, &has_lla)) {
             return eg_drop(c, BRIDGE_L2_R_ND_BAD);
         }
         memcpy(&target, &nd->target, sizeof target);

@@ -197,3 +197,24 @@ pkt_ip_pseudo_base(const void *pkt, bool ipv6, uint8_t l4_proto)
 
     return csum_add16(sum, htons(l4_proto));
 }
+
+bool
+pkt_ip_nd_find_lla(const uint8_t *opt, size_t n, uint8_t type,
+                   struct eth_addr *mac, bool *found)
+{
+    *found = false;
+    while (n > 0) {
+        size_t opt_len = n >= 2 ? opt[1] * 8 : 0;
+
+        if (!opt_len || opt_len > n) {
+            return false;
+        }
+        if (opt[0] == type && opt_len == ND_LLA_OPT_LEN) {
+            memcpy(mac, opt + 2, ETH_ADDR_LEN);
+            *found = true;
+        }
+        opt += opt_len;
+        n -= opt_len;
+    }
+    return true;
+}

@@ -107,6 +107,14 @@ void pkt_ip_get_addrs(const void *pkt, bool ipv6, struct in6_addr *src,
  * header at 'tcp'. */
 uint16_t pkt_ip_tcp_flags(const void *tcp);
 
+/* Finds the link-layer address option 'type' (ND_OPT_SOURCE_LINKADDR or
+ * ND_OPT_TARGET_LINKADDR) among the 'n' bytes of neighbor discovery
+ * options at 'opt': stores its address in '*mac' and sets '*found' when
+ * it is there.  Returns false if the options are malformed (an option of
+ * length zero or past the end). */
+bool pkt_ip_nd_find_lla(const uint8_t *opt, size_t n, uint8_t type,
+                        struct eth_addr *mac, bool *found);
+
 /* Returns the partial sum of the pseudo header of the IPv6 (or IPv4) packet
  * at 'pkt' for upper-layer protocol 'l4_proto', without the upper-layer
  * length. */

@@ -21,6 +21,7 @@
 #include <netinet/ip6.h>
 #include "csum.h"
 #include "pkt-csum.h"
+#include "pkt-ip.h"
 #include "util.h"
 #include "wg-messages.h"
 
@@ -377,27 +378,6 @@ rx_ip4(struct rx_ctx *c)
                   packet_csum_pseudoheader(ip));
 }
 
-/* Finds link-layer address option 'type' in the 'n' bytes of ND options
- * at 'opt' and stores it in '*mac' if present.  Returns false if the
- * options are malformed. */
-static bool
-nd_lla(const uint8_t *opt, size_t n, uint8_t type, struct eth_addr *mac)
-{
-    while (n > 0) {
-        size_t opt_len = n >= 2 ? opt[1] * 8 : 0;
-
-        if (!opt_len || opt_len > n) {
-            return false;
-        }
-        if (opt[0] == type && opt_len == ND_LLA_OPT_LEN) {
-            memcpy(mac, opt + 2, ETH_ADDR_LEN);
-        }
-        opt += opt_len;
-        n -= opt_len;
-    }
-    return true;
-}
-
 /* An NS or NA ('type') of 'plen' bytes at 'nd' from 'src', checksum and
  * hop limit already checked. */
 static enum ul_frame_kind
@@ -406,11 +386,13 @@ rx_nd(struct rx_ctx *c, const struct ovs_nd_msg *nd, size_t plen,
 {
     bool ns = nd->icmph.icmp6_type == ND_NEIGHBOR_SOLICIT;
     struct in6_addr target;
+    bool has_lla;
 
     memcpy(&target, &nd->target, sizeof target);
-    if (!nd_lla((const uint8_t *) nd->options, plen - ND_MSG_LEN,
-                ns ? ND_OPT_SOURCE_LINKADDR : ND_OPT_TARGET_LINKADDR,
-                &c->rx->mac)
+    if (!pkt_ip_nd_find_lla((const uint8_t *) nd->options, plen - ND_MSG_LEN,
+                            ns ? ND_OPT_SOURCE_LINKADDR
+                               : ND_OPT_TARGET_LINKADDR,
+                            &c->rx->mac, &has_lla)
         || ipv6_addr_is_multicast(&target)) {
         return rx_drop(c, UL_FRAME_R_ND_BAD);
     } else if (!ns) {
