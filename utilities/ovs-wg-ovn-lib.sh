@@ -251,10 +251,22 @@ wgo_controller_stop() {
 # wgo_agent_start N: ovs-monitor-wireguard of chassis N, on Debian's
 # python3-openvswitch as installed (not the Python tree of the Open vSwitch
 # build that the test suite's PYTHONPATH names).
+# Chassis listed in WGO_AGENT_SSL_TABLE give it no TLS option: it takes the
+# files of their local OVSDB's SSL table (ovs-vsctl set-ssl), as
+# ovn-controller can.
 wgo_agent_start() {
+    local tls
+    tls=$(wgo_tls $1)
+    case " ${WGO_AGENT_SSL_TABLE:-} " in
+        *" $1 "*)
+            [ -z "$tls" ] || wgt_on $1 ovs-vsctl set-ssl \
+                "$WGO_PKI/ch$1-privkey.pem" "$WGO_PKI/ch$1-cert.pem" \
+                "$WGO_PKI/controllerca/cacert.pem" || return 1
+            tls= ;;
+    esac
     ip netns exec $WGT_PREFIX-h$1 env -u PYTHONPATH $(wgt_env $1) \
         "$WGO_AGENT" \
-        --detach --no-chdir --pidfile --log-file $(wgo_tls $1) \
+        --detach --no-chdir --pidfile --log-file $tls \
         --unixctl="$WGT_DIR/h$1/ovs-monitor-wireguard.ctl" 2>/dev/null
 }
 
