@@ -252,7 +252,7 @@ extern struct ovs_list netdev_wg_list OVS_GUARDED_BY(netdev_wg_list_mutex);
  * Locks, in the order they are taken:
  *
  *   - 'netdev_wg_list_mutex': the list of ports;
- *   - a transmit queue's 'lock', a spinlock (shared qids only);
+ *   - a transmit queue's 'lock', an adaptive mutex (shared qids only);
  *   - 'wg->mutex', the port's lock: the protocol engine (struct wg_device,
  *     which leaves serialization to its caller), the layer-2 adapter, the
  *     port's own send batch, the handshake queue and the port's counters.

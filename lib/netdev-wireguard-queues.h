@@ -236,10 +236,11 @@ struct netdev_wg_tx {
 };
 
 /* A transmit queue: the batch of the thread that sends with its qid, and
- * a spinlock for when OVS says the qid is shared ('concurrent_txq'), as
- * OVS's own netdev-dpdk and netdev-afxdp lock a shared txq. */
+ * a lock for when OVS says the qid is shared ('concurrent_txq'), as OVS's
+ * own netdev-dpdk and netdev-afxdp lock a shared txq; an adaptive mutex,
+ * not their spinlock, because a send may wait for the port's lock. */
 struct netdev_wg_txq {
-    struct ovs_spin lock;
+    struct ovs_mutex lock;
     struct netdev_wg_tx tx;
 };
 

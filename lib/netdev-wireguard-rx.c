@@ -635,12 +635,15 @@ netdev_wg_rx_round(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
     netdev_wg_rx_coalesce(q, n_inner, gro && n_inner > 1);
 
     netdev_wg_rx_count_reads(q, n_unlocked, n_read);
-    wall = time_msec();         /* The adapter's clock, once a round. */
+    /* The adapter's clock, once a round; under the lock read once it is
+     * held, so that it never runs behind what other holders wrote. */
+    wall = time_msec();
     if (!q->round_locked && netdev_wg_rx_all_data(q, n_unlocked)
         && netdev_wg_rx_deliver_unlocked(q, n_inner, wall)) {
         netdev_wg_counter_add(&q->counts.rounds_unlocked, 1);
     } else {
         ovs_mutex_lock(&wg->mutex);
+        wall = time_msec();
         netdev_wg_rx_count(wg, q, n_unlocked);
         netdev_wg_rx_deliver(wg, q, n_inner, wall);
         netdev_wg_sock_flush(wg);

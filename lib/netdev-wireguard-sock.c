@@ -133,7 +133,7 @@ netdev_wg_txq_create(size_t slot_size)
 {
     struct netdev_wg_txq *txq = xzalloc(sizeof *txq);
 
-    ovs_spin_init(&txq->lock);
+    ovs_mutex_init_adaptive(&txq->lock);
     tx_slots_init(&txq->tx.slots, NETDEV_WG_TXQ_SLOTS, slot_size);
     txq->tx.q4 = udp_batch_tx_create(NETDEV_WG_TXQ_SLOTS);
     txq->tx.q6 = udp_batch_tx_create(NETDEV_WG_TXQ_SLOTS);
@@ -151,7 +151,7 @@ netdev_wg_txq_destroy(struct netdev_wg_txq *txq)
         tx_slots_destroy(&txq->tx.slots);
         free(txq->tx.pending);
         free(txq->tx.cuts);
-        ovs_spin_destroy(&txq->lock);
+        ovs_mutex_destroy(&txq->lock);
         free(txq);
     }
 }

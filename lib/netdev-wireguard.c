@@ -514,7 +514,10 @@ netdev_wireguard_reconfigure(struct netdev *netdev)
 /* Data path. */
 
 /* As netdev-dpdk: each qid has its transmit queue, which a thread locks
- * only when OVS says that several share the qid. */
+ * only when OVS says that several share the qid.  Not a spinlock, as
+ * netdev-dpdk's: a send may wait for the port's lock (wg->mutex), which
+ * the main thread holds for whole reconfigurations, so the queue's lock is
+ * an adaptive mutex, which spins briefly and then sleeps. */
 static int
 netdev_wireguard_send(struct netdev *netdev, int qid,
                       struct dp_packet_batch *batch, bool concurrent_txq)
@@ -523,9 +526,9 @@ netdev_wireguard_send(struct netdev *netdev, int qid,
     struct netdev_wg_txq *txq = wg->txqs[qid % wg->n_txq];
 
     if (OVS_UNLIKELY(concurrent_txq)) {
-        ovs_spin_lock(&txq->lock);
+        ovs_mutex_lock(&txq->lock);
         netdev_wg_tx_send(wg, txq, batch);
-        ovs_spin_unlock(&txq->lock);
+        ovs_mutex_unlock(&txq->lock);
     } else {
         netdev_wg_tx_send(wg, txq, batch);
     }
