@@ -149,24 +149,27 @@ parse_key(const char *value, struct uapi_op *op)
     return wg_crypto_key_from_hex(op->u.key, value) ? 0 : EINVAL;
 }
 
+/* Parses a decimal number of at most 'max' into op->u.num (0 on error). */
 static int
-parse_u16(const char *value, struct uapi_op *op)
+parse_uint(const char *value, unsigned long long max, struct uapi_op *op)
 {
     unsigned long long n;
-    int error = parse_decimal(value, UINT16_MAX, &n);
+    int error = parse_decimal(value, max, &n);
 
     op->u.num = error ? 0 : n;
     return error;
 }
 
 static int
+parse_u16(const char *value, struct uapi_op *op)
+{
+    return parse_uint(value, UINT16_MAX, op);
+}
+
+static int
 parse_u32(const char *value, struct uapi_op *op)
 {
-    unsigned long long n;
-    int error = parse_decimal(value, UINT32_MAX, &n);
-
-    op->u.num = error ? 0 : n;
-    return error;
+    return parse_uint(value, UINT32_MAX, op);
 }
 
 static int
