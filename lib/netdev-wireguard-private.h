@@ -564,7 +564,8 @@ struct udp_batch_sock *netdev_wg_sock_for(const struct netdev_wireguard *wg,
                                           int family);
 
 /* Whether the port can send to an endpoint of 'family': a socket, or the
- * datapath underlay's address of that family. */
+ * datapath underlay's address of that family.  The caller holds 'mutex'
+ * or 'sock_rwlock' (read). */
 bool netdev_wg_sock_can_send(const struct netdev_wireguard *wg, int family);
 
 /* Puts the datapath underlay's companion 'ul' in place of the port's

@@ -61,6 +61,8 @@ netdev_wg_sock_for(const struct netdev_wireguard *wg, int family)
 bool
 netdev_wg_sock_can_send(const struct netdev_wireguard *wg, int family)
 {
+    /* The caller holds 'mutex' or 'sock_rwlock': pairing and unpairing
+     * hold both, so the companion stays. */
     return (wg->ul ? netdev_wg_ul_can_send(wg->ul, family)
             : netdev_wg_sock_for(wg, family) != NULL);
 }

@@ -93,6 +93,7 @@ struct netdev_wg_ul {
     struct netdev_wireguard *wg;    /* The port paired, or NULL. */
 
     struct ovs_mutex mutex;
+    bool paired OVS_GUARDED;        /* 'wg' is set: datagrams are read. */
     struct ul_frame_host host OVS_GUARDED;
     struct ul_neigh_route route OVS_GUARDED;
     struct ul_neigh *neigh OVS_GUARDED;
@@ -143,6 +144,9 @@ void netdev_wg_ul_tx_run(struct netdev_wg_ul *ul, long long int now)
     OVS_REQUIRES(ul->mutex);
 long long int netdev_wg_ul_tx_deadline(const struct netdev_wg_ul *ul)
     OVS_REQUIRES(ul->mutex);
+
+/* Says whether a port is paired (datagrams for it are kept). */
+void netdev_wg_ul_set_paired(struct netdev_wg_ul *ul, bool paired);
 
 /* Drops every held frame. */
 void netdev_wg_ul_tx_clear(struct netdev_wg_ul *ul)

@@ -59,6 +59,11 @@ netdev_wg_ul_rx_dgram(struct netdev_wg_ul *ul, struct dp_packet *pkt,
     };
     bool was_empty;
 
+    if (!ul->paired) {
+        dp_packet_delete(pkt);
+        ul->counters[NETDEV_WG_UL_RX_UNPAIRED]++;
+        return;
+    }
     if (rx->ipv6) {
         d.src.sin6.sin6_family = AF_INET6;
         d.src.sin6.sin6_addr = rx->addr;

@@ -227,6 +227,14 @@ netdev_wg_ul_set_port(struct netdev_wg_ul *ul, uint16_t port)
     ovs_mutex_unlock(&ul->mutex);
 }
 
+void
+netdev_wg_ul_set_paired(struct netdev_wg_ul *ul, bool paired)
+{
+    ovs_mutex_lock(&ul->mutex);
+    ul->paired = paired;
+    ovs_mutex_unlock(&ul->mutex);
+}
+
 /* Held frames. */
 
 /* Removes held[i], keeping the others in order. */

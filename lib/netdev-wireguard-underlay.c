@@ -144,6 +144,7 @@ netdev_wg_ul_unpair(struct netdev_wg_ul *ul)
                   netdev_get_name(&ul->up), netdev_get_name(&wg->up));
         ul->wg = NULL;
     }
+    netdev_wg_ul_set_paired(ul, false);
     netdev_wg_ul_rx_clear(ul);
 }
 
@@ -174,6 +175,7 @@ netdev_wg_ul_pair(struct netdev_wg_ul *ul)
     if (found) {
         ul->wg = found;
         netdev_wg_ul_set_port(ul, port);
+        netdev_wg_ul_set_paired(ul, true);
         netdev_change_seq_changed(&found->up);
         netdev_change_seq_changed(&ul->up);
         VLOG_INFO("%s: %s sends and receives through the datapath "
@@ -187,6 +189,7 @@ netdev_wg_ul_port_gone(struct netdev_wireguard *wg)
 {
     if (wg->ul) {
         wg->ul->wg = NULL;
+        netdev_wg_ul_set_paired(wg->ul, false);
         netdev_change_seq_changed(&wg->ul->up);
         wg->ul = NULL;
     }
