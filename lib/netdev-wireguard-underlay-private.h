@@ -44,6 +44,9 @@
 #define NETDEV_WG_UL_TTL 64         /* TTL and hop limit of our frames. */
 #define NETDEV_WG_UL_MTU 1500       /* Underlay MTU unless mtu_request. */
 #define NETDEV_WG_UL_GRO_SEGS 64    /* Datagrams per receive buffer. */
+#define NETDEV_WG_UL_HEADROOM 64    /* Before our frames, for the bridge's
+                                     * pushes (VLAN, outer headers): an
+                                     * mbuf cannot grow. */
 
 /* Counters beside ul_frame's drop reasons ("ul_<name>"). */
 #define NETDEV_WG_UL_COUNTERS                                           \

@@ -110,7 +110,8 @@ netdev_wg_ul_answer(struct netdev_wg_ul *ul, enum ul_frame_kind kind,
         ul->counters[NETDEV_WG_UL_NA_SENT]++;
     }
     if (len) {
-        netdev_wg_ul_to_dp(ul, pkt_pool_clone(frame, len, 0));
+        netdev_wg_ul_to_dp(ul, pkt_pool_clone(frame, len,
+                                               NETDEV_WG_UL_HEADROOM));
     }
 }
 

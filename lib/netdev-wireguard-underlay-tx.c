@@ -101,7 +101,8 @@ netdev_wg_ul_solicit(struct netdev_wg_ul *ul, const struct in6_addr *nh,
     }
     if (len) {
         netdev_wg_ul_count(ul, NETDEV_WG_UL_SOLICITS);
-        netdev_wg_ul_to_dp(ul, pkt_pool_clone(frame, len, 0));
+        netdev_wg_ul_to_dp(ul, pkt_pool_clone(frame, len,
+                                               NETDEV_WG_UL_HEADROOM));
     }
 }
 
@@ -114,7 +115,8 @@ netdev_wg_ul_encap(struct netdev_wg_ul *ul, const struct udp_batch_msg *m,
     OVS_REQUIRES(ul->mutex)
 {
     size_t hr = ul_frame_headroom(!IN6_IS_ADDR_V4MAPPED(ip));
-    struct dp_packet *pkt = pkt_pool_new(hr + m->size, 0);
+    struct dp_packet *pkt = pkt_pool_new(hr + m->size,
+                                        NETDEV_WG_UL_HEADROOM);
     struct ul_frame_tx tx = {
         .dst_mac = mac, .dst = *ip, .dst_port = port, .tos = m->tos,
         .ttl = NETDEV_WG_UL_TTL, .ip_id = ul->ip_id++,
