@@ -186,5 +186,6 @@ netdev_wg_events_carrier(const struct netdev_wireguard *wg)
 {
     uint8_t pub[WG_KEY_LEN];
 
-    return wg->n_socks > 0 && wg_device_get_public_key(wg->dev, pub);
+    return ((wg->n_socks > 0 || wg->ul)
+            && wg_device_get_public_key(wg->dev, pub));
 }

@@ -46,6 +46,7 @@ struct bridge_l2;
 struct wg_peer;
 struct wg_uapi_server;
 struct netdev_wg_dns;
+struct netdev_wg_ul;
 
 #include "netdev-wireguard-queues.h"
 
@@ -172,6 +173,10 @@ struct netdev_wireguard {
     struct udp_batch_sock *sock4[WG_CONFIG_N_RXQ_MAX];
     struct udp_batch_sock *sock6[WG_CONFIG_N_RXQ_MAX];
     int n_socks;                /* Sockets per family, 0 if none. */
+    struct netdev_wg_ul *ul;    /* The datapath underlay's companion, in
+                                 * place of the sockets, or NULL
+                                 * (netdev-wireguard-underlay.h); changed
+                                 * like the sockets. */
     int bound_port;             /* Port of the sockets, 0 if none. */
     struct netdev_wg_tx tx;     /* The port's own send batch. */
     size_t slot_size;           /* Of every batch's slots, for the MTU. */
@@ -557,6 +562,17 @@ void netdev_wg_sock_publish(struct netdev_wireguard *wg);
 /* The sending socket for 'family' (AF_INET or AF_INET6), or NULL. */
 struct udp_batch_sock *netdev_wg_sock_for(const struct netdev_wireguard *wg,
                                           int family);
+
+/* Whether the port can send to an endpoint of 'family': a socket, or the
+ * datapath underlay's address of that family.  The caller holds 'mutex'
+ * or 'sock_rwlock' (read). */
+bool netdev_wg_sock_can_send(const struct netdev_wireguard *wg, int family);
+
+/* Puts the datapath underlay's companion 'ul' in place of the port's
+ * sockets, which are closed, and returns the UDP port it is to use; or,
+ * with 'ul' NULL, opens the sockets again (returns 0). */
+uint16_t netdev_wg_sock_set_underlay(struct netdev_wireguard *wg,
+                                     struct netdev_wg_ul *ul);
 
 /* Sends the queued messages of the port's own batch and takes their slots
  * back. */

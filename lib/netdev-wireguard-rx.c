@@ -26,6 +26,7 @@
 #include "hash.h"
 #include "netdev-wireguard-private.h"
 #include "netdev-wireguard-rx.h"
+#include "netdev-wireguard-underlay.h"
 #include "openvswitch/poll-loop.h"
 #include "openvswitch/vlog.h"
 #include "seq.h"
@@ -304,7 +305,9 @@ netdev_wg_rx_read(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
     size_t n = 0;
 
     ovs_rwlock_rdlock(&wg->sock_rwlock);
-    if (qid < wg->n_socks) {
+    if (wg->ul) {
+        n = qid ? 0 : netdev_wg_ul_read(wg->ul, q->bufs, NETDEV_WG_RX_READS);
+    } else if (qid < wg->n_socks) {
         sock = family == AF_INET6 ? wg->sock6[qid] : wg->sock4[qid];
     }
     if (sock && udp_batch_recv(sock, q->bufs, NETDEV_WG_RX_READS, &n)) {
@@ -709,6 +712,9 @@ netdev_wg_rx_wait(struct netdev_wireguard *wg, int qid)
 {
     if (wg->rxqs[qid] && netdev_wg_rx_waiting(wg->rxqs[qid])) {
         poll_immediate_wake();
+    }
+    if (wg->ul && !qid) {
+        netdev_wg_ul_read_wait(wg->ul);
     }
     if (qid < wg->n_socks) {
         if (wg->sock4[qid]) {

@@ -24,6 +24,7 @@
 
 #include "coverage.h"
 #include "netdev-wireguard-private.h"
+#include "netdev-wireguard-underlay.h"
 #include "wg-messages.h"
 #include "openvswitch/vlog.h"
 #include "util.h"
@@ -33,8 +34,10 @@
  * (configured port, or one set through the UAPI), the message slots and
  * per-family queues that tx fills, flushing them (also after a receive
  * round, whose handshakes may have queued messages), and the engine's hook
- * for handshake and cookie messages, which leave at once.  Calls nothing of
- * the tx and rx files. */
+ * for handshake and cookie messages, which leave at once.  With a datapath
+ * underlay companion paired ('wg->ul', netdev-wireguard-underlay.h) the
+ * sockets are closed and every flush hands the messages to it instead
+ * (netdev_wg_sock_underlay()).  Calls nothing of the tx and rx files. */
 
 VLOG_DEFINE_THIS_MODULE(netdev_wireguard_sock);
 
@@ -55,6 +58,28 @@ netdev_wg_sock_for(const struct netdev_wireguard *wg, int family)
     return family == AF_INET6 ? wg->sock6[0] : wg->sock4[0];
 }
 
+bool
+netdev_wg_sock_can_send(const struct netdev_wireguard *wg, int family)
+{
+    /* The caller holds 'mutex' or 'sock_rwlock': pairing and unpairing
+     * hold both, so the companion stays. */
+    return (wg->ul ? netdev_wg_ul_can_send(wg->ul, family)
+            : netdev_wg_sock_for(wg, family) != NULL);
+}
+
+/* The datapath underlay in place of the socket: hands what 'q' holds to
+ * the companion and empties 'q'.  Returns how many messages it dropped. */
+static size_t
+netdev_wg_sock_underlay(struct netdev_wireguard *wg, struct udp_batch_tx *q)
+{
+    size_t n = udp_batch_tx_count(q);
+    size_t dropped = n ? netdev_wg_ul_send(wg->ul, udp_batch_tx_msgs(q), n)
+                     : 0;
+
+    udp_batch_tx_clear(q);
+    return dropped;
+}
+
 static void
 netdev_wg_flush_queue(struct netdev_wireguard *wg, struct udp_batch_tx *q,
                       struct udp_batch_sock *sock)
@@ -63,7 +88,8 @@ netdev_wg_flush_queue(struct netdev_wireguard *wg, struct udp_batch_tx *q,
 
     /* Messages are queued only for a family whose socket exists. */
     if (n) {
-        size_t sent = udp_batch_tx_flush(q, sock, NULL);
+        size_t sent = (wg->ul ? n - netdev_wg_sock_underlay(wg, q)
+                       : udp_batch_tx_flush(q, sock, NULL));
         if (sent < n) {
             COVERAGE_ADD(wg_tx_socket_drop, n - sent);
             VLOG_DBG_RL(&rl, "%s: the socket took %"PRIuSIZE" of %"PRIuSIZE
@@ -90,13 +116,14 @@ netdev_wg_sock_send_control(void *aux, const struct sockaddr *dst,
     struct netdev_wireguard *wg = aux;
     struct udp_batch_sock *sock = netdev_wg_sock_for(wg, dst->sa_family);
 
-    if (!sock) {
+    if (!sock && !netdev_wg_sock_can_send(wg, dst->sa_family)) {
         COVERAGE_INC(wg_ctl_no_socket);
         netdev_wg_count(wg, NETDEV_WG_TX_CONTROL_NO_SOCKET);
         return;
     }
     udp_batch_tx_add(wg->tx.ctl, msg, len, dst);
-    if (!udp_batch_tx_flush(wg->tx.ctl, sock, NULL)) {
+    if (wg->ul ? netdev_wg_sock_underlay(wg, wg->tx.ctl)
+        : !udp_batch_tx_flush(wg->tx.ctl, sock, NULL)) {
         COVERAGE_INC(wg_tx_socket_drop);
         netdev_wg_count(wg, NETDEV_WG_TX_CONTROL_SOCKET);
     } else if (len == WG_MSG_INITIATION_LEN) {
@@ -225,6 +252,8 @@ netdev_wg_txq_flush(struct netdev_wireguard *wg, struct udp_batch_tx *q,
 
     if (!n) {
         return 0;
+    } else if (wg->ul) {
+        return netdev_wg_sock_underlay(wg, q);
     } else if (!sock) {
         udp_batch_tx_clear(q);
         return n;
@@ -482,6 +511,14 @@ netdev_wg_sock_apply(struct netdev_wireguard *wg,
                  && cfg->listen_port != wg->cfg.listen_port
                  && cfg->listen_port != wg->bound_port);
 
+    if (wg->ul) {
+        if (move) {
+            wg->bound_port = cfg->listen_port;
+            netdev_wg_ul_set_port(wg->ul, wg->bound_port);
+        }
+        return 0;
+    }
+
     if (!wg->n_socks || move || cfg->n_rxq != wg->n_socks) {
         int port = move || !wg->n_socks ? cfg->listen_port : wg->bound_port;
         int error = netdev_wg_sock_reopen(wg, port, cfg->n_rxq, cfg, errp);
@@ -503,6 +540,8 @@ netdev_wg_sock_set_listen_port(struct netdev_wireguard *wg, int port)
 
     if (port && port == wg->bound_port) {
         return 0;
+    } else if (wg->ul) {
+        return EBUSY;           /* The underlay's port is configured. */
     }
     error = netdev_wg_sock_reopen(wg, port, MAX(wg->n_socks, 1), &wg->cfg,
                                   &err);
@@ -511,4 +550,37 @@ netdev_wg_sock_set_listen_port(struct netdev_wireguard *wg, int port)
         free(err);
     }
     return error;
+}
+
+/* The datapath underlay. */
+
+/* The UDP port the underlay uses when the port had none. */
+#define NETDEV_WG_UNDERLAY_PORT 51820
+
+uint16_t
+netdev_wg_sock_set_underlay(struct netdev_wireguard *wg,
+                            struct netdev_wg_ul *ul)
+{
+    char *err = NULL;
+
+    if (ul) {
+        netdev_wg_sock_close_all(wg);
+        ovs_rwlock_wrlock(&wg->sock_rwlock);
+        wg->ul = ul;
+        ovs_rwlock_unlock(&wg->sock_rwlock);
+        if (!wg->bound_port) {
+            wg->bound_port = (wg->cfg.listen_port ? wg->cfg.listen_port
+                              : NETDEV_WG_UNDERLAY_PORT);
+        }
+        return wg->bound_port;
+    }
+    netdev_wg_sock_flush(wg);
+    ovs_rwlock_wrlock(&wg->sock_rwlock);
+    wg->ul = NULL;
+    ovs_rwlock_unlock(&wg->sock_rwlock);
+    if (wg->configured && netdev_wg_sock_apply(wg, &wg->cfg, &err)) {
+        VLOG_WARN("%s: %s", netdev_get_name(&wg->up), err);
+        free(err);
+    }
+    return 0;
 }

@@ -175,7 +175,7 @@ netdev_wg_tx_frame_unlocked(struct netdev_wireguard *wg,
     d.now = u->now;
     d.peer = wg_device_route(wg->dev, eg.family, eg.dst);
     if (!d.peer || !wg_device_peer_endpoint_copy(d.peer, &d.ss, &d.len)
-        || !netdev_wg_sock_for(wg, d.ss.ss_family)) {
+        || !netdev_wg_sock_can_send(wg, d.ss.ss_family)) {
         return false;
     }
     way = (struct netdev_wg_way) {

@@ -184,7 +184,7 @@ netdev_wg_seal_tos(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
         return false;
     }
     dst = wg_device_peer_endpoint(peer, &dst_len);
-    if (!dst || !netdev_wg_sock_for(wg, dst->sa_family)) {
+    if (!dst || !netdev_wg_sock_can_send(wg, dst->sa_family)) {
         if (p) {
             wg_device_encrypt_cancel(&p->sealer);
         }

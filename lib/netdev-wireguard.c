@@ -26,6 +26,7 @@
 #include "dp-packet.h"
 #include "hash.h"
 #include "netdev-wireguard-private.h"
+#include "netdev-wireguard-underlay.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/poll-loop.h"
 #include "openvswitch/vlog.h"
@@ -153,6 +154,7 @@ netdev_wireguard_destruct(struct netdev *netdev)
 
     ovs_mutex_lock(&wg->mutex);
     netdev_wg_uapi_stop_later(wg);
+    netdev_wg_ul_port_gone(wg);
     netdev_wg_peers_clear(wg);
     wg_device_destroy(wg->dev);
     netdev_wg_rx_destroy(wg);
@@ -326,6 +328,7 @@ netdev_wireguard_get_status(const struct netdev *netdev, struct smap *smap)
     }
     smap_add_format(smap, "listen_port", "%d", wg->bound_port);
     smap_add_format(smap, "n_rxq", "%d", wg->n_socks);
+    smap_add(smap, "underlay", wg->ul ? "datapath" : "kernel");
     smap_add_format(smap, "peers", "%"PRIuSIZE,
                     wg_device_peer_count(wg->dev));
     smap_add_format(smap, "peers_up", "%"PRIuSIZE,
@@ -712,6 +715,7 @@ netdev_wireguard_register(void)
         wg_test_hooks_read_env();      /* Test builds only. */
         netdev_register_provider(&netdev_wireguard_class);
         netdev_register_provider(&netdev_wireguard_pmd_class);
+        netdev_wg_ul_register();
         netdev_wg_appctl_register();
         ovsthread_once_done(&once);
     }

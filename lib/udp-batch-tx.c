@@ -135,6 +135,12 @@ udp_batch_tx_count(const struct udp_batch_tx *tx)
     return tx->n;
 }
 
+const struct udp_batch_msg *
+udp_batch_tx_msgs(const struct udp_batch_tx *tx)
+{
+    return tx->msgs;
+}
+
 size_t
 udp_batch_gso_run(const struct udp_batch_msg *msgs, size_t n)
 {

@@ -179,6 +179,10 @@ bool udp_batch_tx_add_tos(struct udp_batch_tx *tx, const void *data,
 /* Returns the number of datagrams queued in 'tx'. */
 size_t udp_batch_tx_count(const struct udp_batch_tx *tx);
 
+/* Returns the datagrams queued in 'tx', udp_batch_tx_count() of them, for
+ * a transport other than the socket (the datapath underlay). */
+const struct udp_batch_msg *udp_batch_tx_msgs(const struct udp_batch_tx *tx);
+
 /* Sends every datagram queued in 'tx' on 'sock' and empties 'tx'.  Returns
  * the number of datagrams sent; the rest were dropped.  If 'errorp' is
  * nonnull, stores there 0 if all were sent, otherwise the errno value of

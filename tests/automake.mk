@@ -58,6 +58,7 @@ SYSTEM_TESTSUITE_AT = \
 	tests/sanitizer-macros.at \
 	tests/system-macros.at \
 	tests/system-wireguard.at \
+	tests/system-wg-underlay.at \
 	tests/system-wg-interop.at \
 	tests/system-wg-flood.at \
 	tests/system-wg-faults.at \
