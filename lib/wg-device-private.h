@@ -65,6 +65,9 @@ struct wg_device {
     unsigned int rx_next_class;         /* Of the next peer added. */
     uint64_t rekey_after_messages;      /* WG_REKEY_AFTER_MESSAGES, or a
                                          * test's lower threshold. */
+    struct wg_device_peer_walk ss_walk; /* Peers whose static-static DH a
+                                         * key change left to the runs
+                                         * (wg-device.c), or not started. */
 
     /* Senders and receivers without the lock
      * (wg_device_encrypt_begin_unlocked(), wg_device_decrypt_end_unlocked())
@@ -84,6 +87,12 @@ struct wg_device {
     long long int load_window_start_ms;
     unsigned int load_window_handshakes;
 };
+
+/* What one wg_device_run() does at most (wg-device-timers.c): peers whose
+ * timers it runs (each may send an initiation, three X25519) and deferred
+ * initiations it sends. */
+#define WG_DEVICE_TIMERS_PER_RUN 64
+#define WG_DEVICE_INITIATIONS_PER_RUN 64
 
 /* When 'peer''s earliest timer is due, as its place among the due peers
  * says, and how to set it there. */
@@ -135,6 +144,16 @@ void wg_device_send_to_peer(struct wg_device *dev, struct wg_peer *peer,
  * errno value as wg_device_peer_initiate(). */
 int wg_device_send_initiation(struct wg_device *dev, struct wg_peer *peer,
                               bool is_retry);
+
+/* Static-static DH after a key change, computed in slices by the runs
+ * (wg-device.c): makes sure 'peer' has its secret for the device's
+ * identity, computing it now if a slice has not yet (false: no identity);
+ * computes it for at most 'max' more peers of the walk, returning whether
+ * some remain; whether some remain. */
+#define WG_DEVICE_SS_PER_RUN 64
+bool wg_device_peer_static_ready(struct wg_device *dev, struct wg_peer *peer);
+bool wg_device_static_run(struct wg_device *dev, size_t max);
+bool wg_device_static_pending(const struct wg_device *dev);
 
 /* Calls the 'session_ready' hook for 'peer'. */
 void wg_device_session_ready(struct wg_device *dev, struct wg_peer *peer);
