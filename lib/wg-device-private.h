@@ -146,10 +146,11 @@ int wg_device_send_initiation(struct wg_device *dev, struct wg_peer *peer,
                               bool is_retry);
 
 /* Static-static DH after a key change, computed in slices by the runs
- * (wg-device.c): makes sure 'peer' has its secret for the device's
- * identity, computing it now if a slice has not yet (false: no identity);
- * computes it for at most 'max' more peers of the walk, returning whether
- * some remain; whether some remain. */
+ * (wg-device.c).  wg_device_peer_static_ready() makes sure 'peer' has its
+ * secret for the device's identity, computing it now if no slice has yet
+ * (false: the device has no key).  wg_device_static_run() computes it for
+ * at most 'max' more peers of the walk and returns whether some are left,
+ * as wg_device_static_pending() does. */
 #define WG_DEVICE_SS_PER_RUN 64
 bool wg_device_peer_static_ready(struct wg_device *dev, struct wg_peer *peer);
 bool wg_device_static_run(struct wg_device *dev, size_t max);
