@@ -67,7 +67,8 @@ struct wg_device {
                                          * test's lower threshold. */
     struct wg_device_peer_walk ss_walk; /* Peers whose static-static DH a
                                          * key change left to the runs
-                                         * (wg-device.c), or not started. */
+                                         * (wg-device.c), or not started; */
+    long long int ss_next_ms;           /* the next slice is due then. */
 
     /* Senders and receivers without the lock
      * (wg_device_encrypt_begin_unlocked(), wg_device_decrypt_end_unlocked())
@@ -149,12 +150,15 @@ int wg_device_send_initiation(struct wg_device *dev, struct wg_peer *peer,
  * (wg-device.c).  wg_device_peer_static_ready() makes sure 'peer' has its
  * secret for the device's identity, computing it now if no slice has yet
  * (false: the device has no key).  wg_device_static_run() computes it for
- * at most 'max' more peers of the walk and returns whether some are left,
- * as wg_device_static_pending() does. */
-#define WG_DEVICE_SS_PER_RUN 64
+ * at most 'max' more peers of the walk, if a slice is due at 'now', and
+ * returns whether some are left.  wg_device_static_due() is when the next
+ * slice is due, LLONG_MAX if none is left. */
+#define WG_DEVICE_SS_PER_RUN 32
+#define WG_DEVICE_SS_PACE_MS 2      /* Between two slices. */
 bool wg_device_peer_static_ready(struct wg_device *dev, struct wg_peer *peer);
-bool wg_device_static_run(struct wg_device *dev, size_t max);
-bool wg_device_static_pending(const struct wg_device *dev);
+bool wg_device_static_run(struct wg_device *dev, size_t max,
+                          long long int now);
+long long int wg_device_static_due(const struct wg_device *dev);
 
 /* Calls the 'session_ready' hook for 'peer'. */
 void wg_device_session_ready(struct wg_device *dev, struct wg_peer *peer);

@@ -134,7 +134,7 @@ sync_deadline(const struct wg_device *dev)
  * deferred initiations, WG_DEVICE_SS_PER_RUN static-static DHs after a key
  * change), so that the port's lock, which the caller holds over it, is
  * released between slices for the data path; what is left makes the next
- * run due at once.  Each peer is in
+ * run due at once (the DHs: WG_DEVICE_SS_PACE_MS later).  Each peer is in
  * 'dev->due_peers' by when it is due, which every deadline set lowers
  * (the timers' 'armed' hook) and which is thus never later than the
  * peer's next deadline; a timer stopped early at worst makes one look too
@@ -211,7 +211,7 @@ wg_device_run(struct wg_device *dev)
         sync_all_peers(dev, now);
     }
     run_due_timers(dev, now);
-    wg_device_static_run(dev, WG_DEVICE_SS_PER_RUN);
+    wg_device_static_run(dev, WG_DEVICE_SS_PER_RUN, now);
     dev->in_run = false;
     return wg_device_next_deadline(dev);
 }
@@ -221,9 +221,7 @@ wg_device_next_deadline(const struct wg_device *dev)
 {
     long long int next = MIN(dev->run_asked_ms, sync_deadline(dev));
 
-    if (wg_device_static_pending(dev)) {
-        return MIN(next, wg_device_now(dev));  /* Due at once. */
-    }
+    next = MIN(next, wg_device_static_due(dev));
 
     if (!heap_is_empty(&dev->due_peers)) {
         const struct wg_peer *peer = CONTAINER_OF(heap_max(&dev->due_peers),

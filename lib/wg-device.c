@@ -144,10 +144,11 @@ remove_peer_with_key(struct wg_device *dev, const uint8_t pub[WG_KEY_LEN],
  * X25519 costs tens of microseconds, so computing it for every peer of a
  * port with 10,000 of them would hold the port's lock (and stall its
  * forwarding) for a second.  A key change only forgets every peer's
- * secret and starts a walk over the peers ('ss_walk'); each
- * wg_device_run() then computes it for at most WG_DEVICE_SS_PER_RUN of
- * them, releasing the lock in between, and is due again at once while the
- * walk lasts.  A peer whose secret is needed before the walk reaches it
+ * secret and starts a walk over the peers ('ss_walk'); a wg_device_run()
+ * then computes it for at most WG_DEVICE_SS_PER_RUN of them, and the next
+ * slice is due WG_DEVICE_SS_PACE_MS later: the lock is released in
+ * between, and a port whose forwarding shares the main thread (type
+ * "wireguard") gets most of it meanwhile.  A peer whose secret is needed before the walk reaches it
  * (an initiation to send or to answer) gets it on demand
  * (wg_device_peer_static_ready()), so a handshake works right after the
  * change.  Another key change during the walk starts it over: every
@@ -166,13 +167,16 @@ wg_device_peer_static_ready(struct wg_device *dev, struct wg_peer *peer)
 }
 
 bool
-wg_device_static_run(struct wg_device *dev, size_t max)
+wg_device_static_run(struct wg_device *dev, size_t max, long long int now)
 {
     const struct wg_peer *peer;
 
     if (!wg_device_peer_walk_started(&dev->ss_walk)) {
         return false;
+    } else if (now < dev->ss_next_ms) {
+        return true;
     }
+    dev->ss_next_ms = now + WG_DEVICE_SS_PACE_MS;
     for (size_t i = 0; i < max; i++) {
         peer = wg_device_peer_walk_next(&dev->ss_walk, dev);
         if (!peer) {
@@ -184,10 +188,11 @@ wg_device_static_run(struct wg_device *dev, size_t max)
     return true;
 }
 
-bool
-wg_device_static_pending(const struct wg_device *dev)
+long long int
+wg_device_static_due(const struct wg_device *dev)
 {
-    return wg_device_peer_walk_started(&dev->ss_walk);
+    return (wg_device_peer_walk_started(&dev->ss_walk) ? dev->ss_next_ms
+            : LLONG_MAX);
 }
 
 /* After an identity change: fresh cookie keys, every peer's sessions
@@ -211,6 +216,7 @@ identity_changed(struct wg_device *dev)
     wg_device_peer_walk_destroy(&dev->ss_walk);
     if (dev->identity.has_key) {
         wg_device_peer_walk_start(&dev->ss_walk, dev);
+        dev->ss_next_ms = LLONG_MIN;    /* The first slice at once. */
     }
 }
 

@@ -30,8 +30,9 @@
  * A private-key change on a device with many peers (wg-device.c, "The
  * static-static DH after a key change"): the change itself computes no
  * peer's secret; a handshake works at once, whichever side starts it;
- * each run computes at most WG_DEVICE_SS_PER_RUN secrets and is due again
- * at once until every peer has its own, for the key of the moment, also
+ * a run computes at most WG_DEVICE_SS_PER_RUN secrets, the next run is
+ * due WG_DEVICE_SS_PACE_MS later (and computes nothing before), until
+ * every peer has its own, for the key of the moment, also
  * when the key changes again in the middle.  Initiations deferred to the
  * runs, and timers due, are likewise handled at most so many per run, the
  * rest by the next runs, due at once. */
@@ -132,8 +133,9 @@ test_device_key_change_sliced(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     WGTEST_CHECK(missing(dev) == N_EXTRA);
 
     /* One run: one slice (the peer done on demand counts in it), and due
-     * again at once. */
-    WGTEST_CHECK(run_once(&p) <= p.now_ms);
+     * again a pace later. */
+    WGTEST_CHECK(wg_device_next_deadline(dev) <= p.now_ms);
+    WGTEST_CHECK(run_once(&p) == p.now_ms + WG_DEVICE_SS_PACE_MS);
     left = missing(dev);
     WGTEST_CHECK(left >= N_EXTRA - WG_DEVICE_SS_PER_RUN && left < N_EXTRA);
 
@@ -150,6 +152,10 @@ test_device_key_change_sliced(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
         run_once(&p);
         WGTEST_CHECK(missing(dev) < left);
         WGTEST_CHECK(missing(dev) + WG_DEVICE_SS_PER_RUN >= left);
+        left = missing(dev);
+        run_once(&p);                   /* Not due yet: nothing. */
+        WGTEST_CHECK(missing(dev) == left);
+        p.now_ms += WG_DEVICE_SS_PACE_MS;
     }
     WGTEST_CHECK(wg_device_next_deadline(dev) > p.now_ms);
 
