@@ -148,10 +148,10 @@ remove_peer_with_key(struct wg_device *dev, const uint8_t pub[WG_KEY_LEN],
  * then computes it for at most WG_DEVICE_SS_PER_RUN of them, and the next
  * slice is due WG_DEVICE_SS_PACE_MS later: the lock is released in
  * between, and a port whose forwarding shares the main thread (type
- * "wireguard") gets most of it meanwhile.  A peer whose secret is needed before the walk reaches it
- * (an initiation to send or to answer) gets it on demand
- * (wg_device_peer_static_ready()), so a handshake works right after the
- * change.  Another key change during the walk starts it over: every
+ * "wireguard") gets most of it meanwhile.  A peer whose secret is needed
+ * before the walk reaches it (an initiation to send or to answer) gets it
+ * on demand (wg_device_peer_static_ready()), so a handshake works right
+ * after the change.  Another key change during the walk starts it over: every
  * secret computed is for the identity of the moment, as the walk and the
  * on-demand path both read 'dev->identity'.  A peer's key is checked to
  * give a nonzero DH when it is added, so a secret that is not valid while
