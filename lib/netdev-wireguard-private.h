@@ -216,6 +216,8 @@ struct netdev_wireguard {
     char *uapi_error;           /* Why it is not served, or NULL. */
     struct smap uapi_removed;   /* Database peers removed through the UAPI:
                                  * name -> options fingerprint. */
+    bool uapi_changed;          /* Status to be read again, at... */
+    long long int uapi_status_next; /* ...the earliest (uapi.c). */
 
     /* Offload state (see netdev-wireguard-tx.c and -rx.c). */
     bool tso;                   /* userspace-tso was on at configuration. */

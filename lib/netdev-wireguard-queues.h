@@ -28,6 +28,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "addr-memo.h"
 #include "openvswitch/thread.h"
 #include "ovs-atomic.h"
 #include "packets.h"
@@ -50,16 +51,18 @@ struct pkt_gro_pkt;
 #define NETDEV_WG_HS_QUEUE_MAX 1024     /* Handshake messages a PMD thread
                                          * leaves to the main thread. */
 #define NETDEV_WG_HS_PER_RUN 64         /* Of those, handled per run. */
-#define NETDEV_WG_TX_LEARNED 64         /* Bridge sources a send batch
-                                         * remembers teaching... */
+#define NETDEV_WG_TX_LEARNED 16384      /* Bridge sources a send batch
+                                         * remembers teaching, at most
+                                         * (addr-memo.h)... */
 #define NETDEV_WG_TX_LEARNED_MS 1000    /* ...and for how long. */
 #define NETDEV_WG_TX_SLOTS 128          /* Encrypted messages per flush,
                                          * and most that one frame makes. */
 #define NETDEV_WG_TXQ_SLOTS (4 * NETDEV_WG_TX_SLOTS) /* Per transmit queue. */
 #define NETDEV_WG_TXQ_MAX 64            /* Transmit queues of a port. */
 #define NETDEV_WG_RX_READS 16           /* Reads per recvmmsg(). */
-#define NETDEV_WG_RX_RESOLVED 64        /* Inner destinations a receive
-                                         * queue remembers resolved... */
+#define NETDEV_WG_RX_RESOLVED 16384     /* Inner destinations a receive
+                                         * queue remembers resolved, at
+                                         * most (addr-memo.h)... */
 #define NETDEV_WG_RX_RESOLVED_MS 1000   /* ...at most for this long. */
 #define NETDEV_WG_MIN_MTU_IPV6 1280     /* Inner MTU IPv6 needs (RFC 8200). */
 #define NETDEV_WG_EVENTS_SCAN_MS 1000   /* Peer expiry and roaming checks. */
@@ -130,14 +133,6 @@ struct netdev_wg_rx_counts {
     atomic_uint64_t rx_allocated;
 };
 
-/* An inner destination whose Ethernet header the layer-2 adapter gave a
- * receive queue, usable without asking it again until 'until'. */
-struct netdev_wg_resolved {
-    struct in6_addr dst;
-    struct eth_header eth;
-    long long int until;
-};
-
 /* A receive queue: the buffers of its sockets' reads, the data messages
  * and inner packets of one receive round, the packets waiting for
  * rxq_recv(), what it read and the destinations it resolved.  Only the
@@ -156,7 +151,10 @@ struct netdev_wg_rxq {
     uint64_t round_bytes;       /* Of the current round, not yet added. */
     bool round_locked;          /* The round took the port's lock. */
     struct netdev_wg_rx_counts counts;
-    struct netdev_wg_resolved resolved[NETDEV_WG_RX_RESOLVED];
+    struct addr_memo resolved;  /* Inner destination to the Ethernet
+                                 * header the adapter gave it, usable
+                                 * without asking it again until the
+                                 * entry's deadline. */
 };
 
 /* A handshake message received on a PMD thread, waiting for the main
@@ -194,15 +192,6 @@ struct netdev_wg_cut {
     size_t n_begun;             /* ...and how many. */
 };
 
-/* A source on the bridge (IP and MAC) that a send batch taught the
- * layer-2 adapter at 'when': for so long a frame from it may be sent
- * without the port's lock (netdev-wireguard-tx.c). */
-struct netdev_wg_learned {
-    struct in6_addr addr;
-    struct eth_addr mac;
-    long long int when;
-};
-
 /* What a send batch counted: its thread adds without the port's lock,
  * readers of statistics add the batches up (netdev_wg_tx_add_counts()). */
 struct netdev_wg_tx_counts {
@@ -232,7 +221,11 @@ struct netdev_wg_tx {
     struct netdev_wg_cut *cuts;         /* One per slot, with 'pending'. */
     size_t n_cuts;
     struct netdev_wg_tx_counts counts;
-    struct netdev_wg_learned learned[NETDEV_WG_TX_LEARNED];
+    struct addr_memo learned;   /* Sources on the bridge (IP to MAC, in
+                                 * 'eth_src') that a transmit queue
+                                 * taught the layer-2 adapter: until the
+                                 * entry's deadline a frame from one may
+                                 * be sent without the port's lock. */
 };
 
 /* A transmit queue: the batch of the thread that sends with its qid, and

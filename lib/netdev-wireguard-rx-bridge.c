@@ -18,10 +18,10 @@
 
 #include <string.h>
 
+#include "addr-memo.h"
 #include "bridge-l2.h"
 #include "coverage.h"
 #include "dp-packet.h"
-#include "hash.h"
 #include "netdev-wireguard-private.h"
 #include "netdev-wireguard-rx.h"
 #include "pkt-gro.h"
@@ -53,15 +53,6 @@ netdev_wg_rx_dst(const uint8_t *ip)
     return dst;
 }
 
-/* Where 'q' remembers the Ethernet header of destination 'dst'. */
-static struct netdev_wg_resolved *
-netdev_wg_rx_resolved_slot(struct netdev_wg_rxq *q,
-                           const struct in6_addr *dst)
-{
-    return &q->resolved[hash_bytes(dst, sizeof *dst, 0)
-                        % NETDEV_WG_RX_RESOLVED];
-}
-
 /* After the adapter gave inner packet 'ip' header 'in->eth' with nothing
  * else to do (at 'now'), 'q' remembers it for the rounds it hands over
  * without the port's lock, at most NETDEV_WG_RX_RESOLVED_MS: as long as a
@@ -72,12 +63,11 @@ netdev_wg_rx_remember(struct netdev_wg_rxq *q, const uint8_t *ip,
                       const struct bridge_l2_ingress *in, long long int now)
 {
     struct in6_addr dst = netdev_wg_rx_dst(ip);
-    struct netdev_wg_resolved *r = netdev_wg_rx_resolved_slot(q, &dst);
 
     if (in->same_until > now && !in->solicit) {
-        r->dst = dst;
-        r->eth = in->eth;
-        r->until = MIN(in->same_until, now + NETDEV_WG_RX_RESOLVED_MS);
+        addr_memo_put(&q->resolved, &dst, &in->eth,
+                      MIN(in->same_until, now + NETDEV_WG_RX_RESOLVED_MS),
+                      now);
     }
 }
 
@@ -87,10 +77,8 @@ netdev_wg_rx_recall(struct netdev_wg_rxq *q, const uint8_t *ip,
                     long long int now)
 {
     struct in6_addr dst = netdev_wg_rx_dst(ip);
-    const struct netdev_wg_resolved *r = netdev_wg_rx_resolved_slot(q, &dst);
 
-    return (now < r->until && ipv6_addr_equals(&r->dst, &dst)
-            ? &r->eth : NULL);
+    return addr_memo_get(&q->resolved, &dst, now);
 }
 
 /* Makes the packet for inner packet 'ip' of 'len' bytes: 'owner', if

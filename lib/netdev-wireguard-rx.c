@@ -121,6 +121,8 @@ netdev_wg_rxq_create(void)
     ovs_mutex_lock(&q->ring_mutex);
     netdev_wg_ring_init(&q->to_bridge, NETDEV_WG_TO_BRIDGE_MAX);
     ovs_mutex_unlock(&q->ring_mutex);
+    addr_memo_init(&q->resolved, NETDEV_WG_RX_RESOLVED,
+                   NETDEV_WG_RX_RESOLVED_MS);
     return q;
 }
 
@@ -132,6 +134,7 @@ netdev_wg_rxq_destroy(struct netdev_wg_rxq *q)
         netdev_wg_ring_destroy(&q->to_bridge);
         ovs_mutex_unlock(&q->ring_mutex);
         ovs_mutex_destroy(&q->ring_mutex);
+        addr_memo_destroy(&q->resolved);
         free_cacheline(q->mem);
         free(q->inner);
         free(q->owner);

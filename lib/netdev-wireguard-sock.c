@@ -166,6 +166,8 @@ netdev_wg_txq_create(size_t slot_size)
     txq->tx.q6 = udp_batch_tx_create(NETDEV_WG_TXQ_SLOTS);
     txq->tx.pending = xmalloc(NETDEV_WG_TXQ_SLOTS * sizeof *txq->tx.pending);
     txq->tx.cuts = xmalloc(NETDEV_WG_TXQ_SLOTS * sizeof *txq->tx.cuts);
+    addr_memo_init(&txq->tx.learned, NETDEV_WG_TX_LEARNED,
+                   NETDEV_WG_TX_LEARNED_MS);
     return txq;
 }
 
@@ -178,6 +180,7 @@ netdev_wg_txq_destroy(struct netdev_wg_txq *txq)
         tx_slots_destroy(&txq->tx.slots);
         free(txq->tx.pending);
         free(txq->tx.cuts);
+        addr_memo_destroy(&txq->tx.learned);
         ovs_mutex_destroy(&txq->lock);
         free(txq);
     }

@@ -155,7 +155,6 @@ netdev_wg_tx_frame_unlocked(struct netdev_wireguard *wg,
     OVS_REQ_RDLOCK(wg->sock_rwlock)
 {
     const struct eth_header *eth = dp_packet_data(pkt);
-    const struct netdev_wg_learned *l;
     struct netdev_wg_unlocked_dst d;
     struct bridge_l2_egress eg;
     struct netdev_wg_way way;
@@ -166,10 +165,7 @@ netdev_wg_tx_frame_unlocked(struct netdev_wireguard *wg,
                                         &eg, &src)) {
         return false;
     }
-    l = netdev_wg_learned_slot(tx, &src);
-    if (!ipv6_addr_equals(&l->addr, &src)
-        || !eth_addr_equals(l->mac, eth->eth_src)
-        || u->now - l->when >= NETDEV_WG_TX_LEARNED_MS) {
+    if (!netdev_wg_tx_learned(tx, &src, eth->eth_src, u->now)) {
         return false;
     }
     d.now = u->now;

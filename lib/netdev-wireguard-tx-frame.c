@@ -16,10 +16,10 @@
 
 #include <config.h>
 
+#include "addr-memo.h"
 #include "bridge-l2.h"
 #include "coverage.h"
 #include "dp-packet.h"
-#include "hash.h"
 #include "netdev-wireguard-private.h"
 #include "netdev-wireguard-tx.h"
 #include "ovs-compat.h"
@@ -80,12 +80,14 @@ netdev_wg_check_mtu(struct netdev_wireguard *wg, const struct dp_packet *pkt,
     }
 }
 
-/* Where 'tx' remembers teaching the adapter source 'src'. */
-struct netdev_wg_learned *
-netdev_wg_learned_slot(struct netdev_wg_tx *tx, const struct in6_addr *src)
+bool
+netdev_wg_tx_learned(const struct netdev_wg_tx *tx,
+                     const struct in6_addr *src, struct eth_addr mac,
+                     long long int now)
 {
-    return &tx->learned[hash_bytes(src, sizeof *src, 0)
-                        % NETDEV_WG_TX_LEARNED];
+    const struct eth_header *eth = addr_memo_get(&tx->learned, src, now);
+
+    return eth && eth_addr_equals(eth->eth_src, mac);
 }
 
 /* After the adapter judged 'pkt' (under the port's lock) to go to a peer,
@@ -104,11 +106,10 @@ netdev_wg_tx_remember_source(struct netdev_wireguard *wg,
     if (tx->pending
         && bridge_l2_from_bridge_unlocked(wg->l2, eth, dp_packet_size(pkt),
                                           &eg, &src)) {
-        struct netdev_wg_learned *l = netdev_wg_learned_slot(tx, &src);
+        struct eth_header l = { .eth_src = eth->eth_src };
 
-        l->addr = src;
-        l->mac = eth->eth_src;
-        l->when = now;
+        addr_memo_put(&tx->learned, &src, &l, now + NETDEV_WG_TX_LEARNED_MS,
+                      now);
     }
 }
 

@@ -33,7 +33,6 @@
 
 struct dp_packet;
 struct in6_addr;
-struct netdev_wg_learned;
 struct netdev_wg_tx;
 struct netdev_wireguard;
 struct pkt_gso_slot;
@@ -129,9 +128,11 @@ void netdev_wg_tx_frame(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
                         struct dp_packet *pkt, long long int now)
     OVS_REQUIRES(wg->mutex);
 
-/* Where 'tx' remembers teaching the adapter source 'src'. */
-struct netdev_wg_learned *netdev_wg_learned_slot(struct netdev_wg_tx *tx,
-                                                 const struct in6_addr *src);
+/* Whether 'tx' taught the adapter source 'src' at 'mac' less than
+ * NETDEV_WG_TX_LEARNED_MS before 'now'. */
+bool netdev_wg_tx_learned(const struct netdev_wg_tx *tx,
+                          const struct in6_addr *src, struct eth_addr mac,
+                          long long int now);
 
 /* Cuts the TCP super-packet of 'len' bytes at 'inner' into segments of
  * 'mss' payload bytes, straight into the 'n_slots' message slots of 'size'

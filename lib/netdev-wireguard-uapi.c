@@ -24,6 +24,7 @@
 #include "openvswitch/poll-loop.h"
 #include "openvswitch/vlog.h"
 #include "smap.h"
+#include "timeval.h"
 #include "util.h"
 #include "wg-device.h"
 #include "wg-uapi.h"
@@ -55,12 +56,33 @@ netdev_wg_uapi_set_listen_port(void *aux, uint16_t port)
     return netdev_wg_sock_set_listen_port(aux, port);
 }
 
-/* Run-time changes show in the interface's status column. */
+/* Run-time changes show in the interface's status column, which Open
+ * vSwitch reads (netdev_wireguard_get_status(), a walk over every peer)
+ * each time the port says it changed.  A request that changes 10,000
+ * peers, a slice of them per main loop run, would have it read every run,
+ * starving the forwarding that shares the main thread: so a change is
+ * noted here and told at most once per NETDEV_WG_UAPI_STATUS_MS, the
+ * first at once (netdev_wg_uapi_run()). */
+#define NETDEV_WG_UAPI_STATUS_MS 500
+
 static void
 netdev_wg_uapi_changed(void *aux)
 {
     struct netdev_wireguard *wg = aux;
-    netdev_change_seq_changed(&wg->up);
+    wg->uapi_changed = true;
+}
+
+/* Tells a change noted by netdev_wg_uapi_changed(), if it is time. */
+static void
+netdev_wg_uapi_tell(struct netdev_wireguard *wg)
+{
+    long long int now = time_msec();
+
+    if (wg->uapi_changed && now >= wg->uapi_status_next) {
+        wg->uapi_changed = false;
+        wg->uapi_status_next = now + NETDEV_WG_UAPI_STATUS_MS;
+        netdev_change_seq_changed(&wg->up);
+    }
 }
 
 static void
@@ -201,6 +223,7 @@ netdev_wg_uapi_run(struct netdev_wireguard *wg)
     if (wg->uapi) {
         wg_uapi_server_run(wg->uapi);
     }
+    netdev_wg_uapi_tell(wg);
 }
 
 void
@@ -208,6 +231,9 @@ netdev_wg_uapi_wait(struct netdev_wireguard *wg)
 {
     if (wg->uapi) {
         wg_uapi_server_wait(wg->uapi);
+    }
+    if (wg->uapi_changed) {
+        poll_timer_wait_until(wg->uapi_status_next);
     }
 }
 

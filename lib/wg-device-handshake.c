@@ -110,11 +110,16 @@ wg_device_authenticated_from(struct wg_peer *peer, const struct sockaddr *src,
 
 /* Initiation (responder side). */
 
+/* The handshake state of the peer with 'remote_static', with its
+ * static-static DH computed now if a key change left it to a later run. */
 static struct wg_noise_handshake *
 lookup_handshake(void *dev_, const uint8_t remote_static[WG_KEY_LEN])
 {
     struct wg_peer *peer = wg_device_peer_lookup(dev_, remote_static);
 
+    if (peer) {
+        wg_device_peer_static_ready(dev_, peer);
+    }
     return peer ? &peer->handshake : NULL;
 }
 

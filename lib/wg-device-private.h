@@ -65,6 +65,10 @@ struct wg_device {
     unsigned int rx_next_class;         /* Of the next peer added. */
     uint64_t rekey_after_messages;      /* WG_REKEY_AFTER_MESSAGES, or a
                                          * test's lower threshold. */
+    struct wg_device_peer_walk ss_walk; /* Peers whose static-static DH a
+                                         * key change left to the runs
+                                         * (wg-device.c), or not started; */
+    long long int ss_next_ms;           /* the next slice is due then. */
 
     /* Senders and receivers without the lock
      * (wg_device_encrypt_begin_unlocked(), wg_device_decrypt_end_unlocked())
@@ -84,6 +88,12 @@ struct wg_device {
     long long int load_window_start_ms;
     unsigned int load_window_handshakes;
 };
+
+/* What one wg_device_run() does at most (wg-device-timers.c): peers whose
+ * timers it runs (each may send an initiation, three X25519) and deferred
+ * initiations it sends. */
+#define WG_DEVICE_TIMERS_PER_RUN 64
+#define WG_DEVICE_INITIATIONS_PER_RUN 64
 
 /* When 'peer''s earliest timer is due, as its place among the due peers
  * says, and how to set it there. */
@@ -135,6 +145,20 @@ void wg_device_send_to_peer(struct wg_device *dev, struct wg_peer *peer,
  * errno value as wg_device_peer_initiate(). */
 int wg_device_send_initiation(struct wg_device *dev, struct wg_peer *peer,
                               bool is_retry);
+
+/* Static-static DH after a key change, computed in slices by the runs
+ * (wg-device.c).  wg_device_peer_static_ready() makes sure 'peer' has its
+ * secret for the device's identity, computing it now if no slice has yet
+ * (false: the device has no key).  wg_device_static_run() computes it for
+ * at most 'max' more peers of the walk, if a slice is due at 'now', and
+ * returns whether some are left.  wg_device_static_due() is when the next
+ * slice is due, LLONG_MAX if none is left. */
+#define WG_DEVICE_SS_PER_RUN 32
+#define WG_DEVICE_SS_PACE_MS 2      /* Between two slices. */
+bool wg_device_peer_static_ready(struct wg_device *dev, struct wg_peer *peer);
+bool wg_device_static_run(struct wg_device *dev, size_t max,
+                          long long int now);
+long long int wg_device_static_due(const struct wg_device *dev);
 
 /* Calls the 'session_ready' hook for 'peer'. */
 void wg_device_session_ready(struct wg_device *dev, struct wg_peer *peer);

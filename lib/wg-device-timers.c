@@ -87,16 +87,25 @@ static const struct wg_timers_actions timer_actions = {
     .zero_key_material = timer_zero_key_material,
 };
 
-/* Sends the initiations deferred since the last run, in the order they
- * were asked for (each checked again against its rate limit). */
+/* Sends at most WG_DEVICE_INITIATIONS_PER_RUN of the initiations deferred
+ * since the last run, in the order they were asked for (each checked
+ * again against its rate limit); the next run, due at 'now' if some are
+ * left, sends the next ones. */
 static void
-run_deferred_initiations(struct wg_device *dev)
+run_deferred_initiations(struct wg_device *dev, long long int now)
 {
     struct wg_peer *peer;
+    size_t n = 0;
 
     LIST_FOR_EACH_POP (peer, wanted_node, &dev->initiations_wanted) {
         peer->initiation_wanted = false;
         wg_device_send_initiation(dev, peer, false);
+        if (++n >= WG_DEVICE_INITIATIONS_PER_RUN) {
+            break;
+        }
+    }
+    if (!ovs_list_is_empty(&dev->initiations_wanted)) {
+        dev->run_asked_ms = now;
     }
 }
 
@@ -120,7 +129,12 @@ sync_deadline(const struct wg_device *dev)
 
 /* The main loop calls wg_device_run() and wg_device_next_deadline() on
  * every iteration, and a port may have tens of thousands of peers: neither
- * looks at more peers than it has work for.  Each peer is in
+ * looks at more peers than it has work for, and a run does a bounded slice
+ * of it (WG_DEVICE_TIMERS_PER_RUN peers' timers, WG_DEVICE_INITIATIONS_PER_RUN
+ * deferred initiations, WG_DEVICE_SS_PER_RUN static-static DHs after a key
+ * change), so that the port's lock, which the caller holds over it, is
+ * released between slices for the data path; what is left makes the next
+ * run due at once (the DHs: WG_DEVICE_SS_PACE_MS later).  Each peer is in
  * 'dev->due_peers' by when it is due, which every deadline set lowers
  * (the timers' 'armed' hook) and which is thus never later than the
  * peer's next deadline; a timer stopped early at worst makes one look too
@@ -142,13 +156,16 @@ sync_all_peers(struct wg_device *dev, long long int now)
     }
 }
 
-/* Takes the peers whose timers are due at 'now' out of their order into
- * 'due', due at WG_TIMER_OFF until they have run: a timer that
- * their actions set again for 'now' waits for the next run. */
+/* Takes at most WG_DEVICE_TIMERS_PER_RUN of the peers whose timers are due
+ * at 'now' out of their order into 'due', due at WG_TIMER_OFF until they
+ * have run: a timer that their actions set again for 'now' waits for the
+ * next run, and so do the peers beyond the cap (still due, they make the
+ * next run due at once). */
 static void
 take_due_peers(struct wg_device *dev, long long int now, struct ovs_list *due)
 {
-    while (!heap_is_empty(&dev->due_peers)) {
+    for (size_t n = 0; n < WG_DEVICE_TIMERS_PER_RUN
+                       && !heap_is_empty(&dev->due_peers); n++) {
         struct wg_peer *peer = CONTAINER_OF(heap_max(&dev->due_peers),
                                             struct wg_peer, due_node);
 
@@ -189,11 +206,12 @@ wg_device_run(struct wg_device *dev)
     }
     dev->run_asked_ms = WG_TIMER_OFF;
     dev->in_run = true;
-    run_deferred_initiations(dev);
+    run_deferred_initiations(dev, now);
     if (sync_deadline(dev) <= now) {
         sync_all_peers(dev, now);
     }
     run_due_timers(dev, now);
+    wg_device_static_run(dev, WG_DEVICE_SS_PER_RUN, now);
     dev->in_run = false;
     return wg_device_next_deadline(dev);
 }
@@ -202,6 +220,8 @@ long long int
 wg_device_next_deadline(const struct wg_device *dev)
 {
     long long int next = MIN(dev->run_asked_ms, sync_deadline(dev));
+
+    next = MIN(next, wg_device_static_due(dev));
 
     if (!heap_is_empty(&dev->due_peers)) {
         const struct wg_peer *peer = CONTAINER_OF(heap_max(&dev->due_peers),

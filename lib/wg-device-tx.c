@@ -88,7 +88,7 @@ wg_device_send_initiation(struct wg_device *dev, struct wg_peer *peer,
     if (!wg_timers_initiation_allowed(&peer->timers, now)) {
         return EAGAIN;
     }
-    if (!dev->identity.has_key || !peer->handshake.static_static_valid) {
+    if (!dev->identity.has_key) {
         return EINVAL;
     }
     if (!peer->endpoint_len) {
@@ -97,6 +97,9 @@ wg_device_send_initiation(struct wg_device *dev, struct wg_peer *peer,
     if (dev->defer_initiations && !dev->in_run) {
         defer_initiation(dev, peer, now);
         return 0;
+    }
+    if (!wg_device_peer_static_ready(dev, peer)) {
+        return EINVAL;          /* Not reached: the device has a key. */
     }
     wg_device_wall_clock(dev, &wall);
     wg_timers_ephemeral_key_created(&peer->timers, now);

@@ -108,6 +108,7 @@ wg_device_destroy(struct wg_device *dev)
 {
     if (dev) {
         wg_device_peer_remove_all(dev);
+        wg_device_peer_walk_destroy(&dev->ss_walk);
         heap_destroy(&dev->due_peers);
         hmap_destroy(&dev->peers_by_key);
         wg_peer_index_table_destroy(&dev->indices);
@@ -138,8 +139,65 @@ remove_peer_with_key(struct wg_device *dev, const uint8_t pub[WG_KEY_LEN],
     }
 }
 
-/* After an identity change: fresh cookie keys, every peer's static-static
- * DH recomputed and its sessions dropped. */
+/* The static-static DH after a key change.
+ *
+ * X25519 costs tens of microseconds, so computing it for every peer of a
+ * port with 10,000 of them would hold the port's lock (and stall its
+ * forwarding) for a second.  A key change only forgets every peer's
+ * secret and starts a walk over the peers ('ss_walk'); a wg_device_run()
+ * then computes it for at most WG_DEVICE_SS_PER_RUN of them, and the next
+ * slice is due WG_DEVICE_SS_PACE_MS later: the lock is released in
+ * between, and a port whose forwarding shares the main thread (type
+ * "wireguard") gets most of it meanwhile.  A peer whose secret is needed
+ * before the walk reaches it (an initiation to send or to answer) gets it
+ * on demand (wg_device_peer_static_ready()), so a handshake works right
+ * after the change.  Another key change during the walk starts it over: every
+ * secret computed is for the identity of the moment, as the walk and the
+ * on-demand path both read 'dev->identity'.  A peer's key is checked to
+ * give a nonzero DH when it is added, so a secret that is not valid while
+ * the device has a key is one not computed yet. */
+
+bool
+wg_device_peer_static_ready(struct wg_device *dev, struct wg_peer *peer)
+{
+    return (peer->handshake.static_static_valid
+            || (dev->identity.has_key
+                && wg_noise_handshake_precompute(&peer->handshake,
+                                                 &dev->identity)));
+}
+
+bool
+wg_device_static_run(struct wg_device *dev, size_t max, long long int now)
+{
+    const struct wg_peer *peer;
+
+    if (!wg_device_peer_walk_started(&dev->ss_walk)) {
+        return false;
+    } else if (now < dev->ss_next_ms) {
+        return true;
+    }
+    dev->ss_next_ms = now + WG_DEVICE_SS_PACE_MS;
+    for (size_t i = 0; i < max; i++) {
+        peer = wg_device_peer_walk_next(&dev->ss_walk, dev);
+        if (!peer) {
+            wg_device_peer_walk_destroy(&dev->ss_walk);
+            return false;
+        }
+        wg_device_peer_static_ready(dev, CONST_CAST(struct wg_peer *, peer));
+    }
+    return true;
+}
+
+long long int
+wg_device_static_due(const struct wg_device *dev)
+{
+    return (wg_device_peer_walk_started(&dev->ss_walk) ? dev->ss_next_ms
+            : LLONG_MAX);
+}
+
+/* After an identity change: fresh cookie keys, every peer's sessions
+ * dropped and its static-static DH forgotten, to be computed anew by the
+ * next runs (see above). */
 static void
 identity_changed(struct wg_device *dev)
 {
@@ -151,7 +209,14 @@ identity_changed(struct wg_device *dev)
     LIST_FOR_EACH (peer, list_node, &dev->peers) {
         wg_peer_clear_sessions(peer);
         wg_timers_stop(&peer->timers);
-        wg_noise_handshake_precompute(&peer->handshake, &dev->identity);
+        peer->handshake.static_static_valid = false;
+        wg_crypto_wipe(peer->handshake.precomputed_static_static,
+                       WG_KEY_LEN);
+    }
+    wg_device_peer_walk_destroy(&dev->ss_walk);
+    if (dev->identity.has_key) {
+        wg_device_peer_walk_start(&dev->ss_walk, dev);
+        dev->ss_next_ms = LLONG_MIN;    /* The first slice at once. */
     }
 }
 

@@ -90,10 +90,13 @@ struct wg_device *wg_device_create(const struct wg_device_hooks *hooks,
 /* Destroys 'dev' and all its peers, wiping every secret (NULL allowed). */
 void wg_device_destroy(struct wg_device *dev);
 
-/* Sets the static private key (NULL removes it), recomputing every peer's
- * static-static DH and clearing sessions if it changed.  A peer whose public
- * key equals the new public key is removed, as the kernel does.  Returns 0
- * or EINVAL for an unusable key. */
+/* Sets the static private key (NULL removes it), clearing sessions if it
+ * changed; every peer's static-static DH is then computed anew by the next
+ * runs of wg_device_run(), WG_DEVICE_SS_PER_RUN peers every
+ * WG_DEVICE_SS_PACE_MS, or at once for a peer that a handshake needs
+ * first.  A
+ * peer whose public key equals the new public key is removed, as the
+ * kernel does.  Returns 0 or EINVAL for an unusable key. */
 int wg_device_set_private_key(struct wg_device *dev,
                               const uint8_t priv[WG_KEY_LEN]);
 
