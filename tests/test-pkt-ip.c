@@ -170,10 +170,20 @@ info_equal(const struct pkt_ip_info *a, const struct pkt_ip_info *b)
             && a->pkt_len == b->pkt_len && a->payload_len == b->payload_len);
 }
 
+/* True if the checksums of the TCP or UDP packet 'p' parsed into 'info'
+ * verify. */
+static bool
+csums_ok(const uint8_t *p, const struct pkt_ip_info *info)
+{
+    return ((info->l4_proto != IPPROTO_TCP && info->l4_proto != IPPROTO_UDP)
+            || test_pkt_csums_ok(p, info->l3_len, info->pkt_len));
+}
+
 /* Checksum completion from the one parse writes what it wrote parsing for
- * itself. */
+ * itself, and a checksum that verifies. */
 static void
-check_csum(const uint8_t *ip, size_t len, const struct pkt_ip_frame *f)
+check_csum(const uint8_t *ip, size_t len, const struct pkt_ip_frame *f,
+           bool intact)
 {
     uint8_t *a = xmemdup(ip, len), *b = xmemdup(ip, len);
     int ea = pkt_csum_l4_fill(a, len);
@@ -181,6 +191,7 @@ check_csum(const uint8_t *ip, size_t len, const struct pkt_ip_frame *f)
 
     WGTEST_CHECK(ea == eb);
     WGTEST_CHECK_MEM(a, b, len);
+    WGTEST_CHECK(eb || !intact || csums_ok(b, &f->l4));
     free(a);
     free(b);
 }
@@ -208,6 +219,12 @@ check_gso(const uint8_t *ip, size_t len, const struct pkt_ip_frame *f)
     if (!ea) {
         WGTEST_CHECK(na == nb);
         WGTEST_CHECK_MEM(a, b, N_SLOTS * SLOT_ROOM);
+        for (size_t i = 0; i < nb; i++) {
+            struct pkt_ip_info seg;
+
+            WGTEST_CHECK(!pkt_ip_parse(sb[i].base, sb[i].len, &seg));
+            WGTEST_CHECK(csums_ok(sb[i].base, &seg));
+        }
     }
     free(a);
     free(b);
@@ -261,7 +278,7 @@ check_case(const struct frame_case *c)
     WGTEST_CHECK(!ok3 || info_equal(&f.l3, &i3));
     WGTEST_CHECK(!ok4 || info_equal(&f.l4, &i4));
     WGTEST_CHECK(!ok4 || f.l4.l4_proto == c->l4_proto);
-    check_csum(ip, ip_len, &f);
+    check_csum(ip, ip_len, &f, c->edit == EDIT_NONE);
     check_gso(ip, ip_len, &f);
     check_ovs_ofs(&f);
     free(frame);
