@@ -236,6 +236,7 @@ struct netdev_wg_tx {
 struct netdev_wg_txq {
     struct ovs_mutex lock;
     struct netdev_wg_tx tx;
+    int id;                     /* Its index among the port's queues. */
 };
 
 #endif /* netdev-wireguard-queues.h */

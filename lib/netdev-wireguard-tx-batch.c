@@ -285,12 +285,12 @@ netdev_wg_tx_frames(struct netdev_wireguard *wg, struct netdev_wg_txq *txq,
     }
     netdev_wg_sock_fit_txq(wg, txq);
     wg_device_clock_freeze(wg->dev);
-    while (*i < n && tx_slots_room(&txq->tx.slots) >= NETDEV_WG_TX_SLOTS) {
-        struct dp_packet *pkt = batch->packets[*i];
+    for (; *i < n && tx_slots_room(&txq->tx.slots) >= NETDEV_WG_TX_SLOTS;
+         (*i)++) {
+        struct dp_packet *pkt = batch->packets[(*i)];
 
-        netdev_wg_tx_frame(wg, &txq->tx, pkt, netdev_wg_tx_parse(p, *i, pkt),
-                           now);
-        ++*i;
+        netdev_wg_tx_frame(wg, &txq->tx, pkt,
+                           netdev_wg_tx_parse(p, (*i), pkt), now);
     }
     wg_device_clock_thaw(wg->dev);
 }
