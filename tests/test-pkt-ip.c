@@ -187,8 +187,10 @@ check_csum(const uint8_t *ip, size_t len, const struct pkt_ip_frame *f,
 {
     uint8_t *a = xmemdup(ip, len), *b = xmemdup(ip, len);
     int ea = pkt_csum_l4_fill(a, len);
+    unsigned long long int parses = pkt_ip_parses_for_test();
     int eb = f->l4_ok ? pkt_csum_l4_fill_parsed(b, &f->l4) : EINVAL;
 
+    WGTEST_CHECK(pkt_ip_parses_for_test() == parses);
     WGTEST_CHECK(ea == eb);
     WGTEST_CHECK_MEM(a, b, len);
     WGTEST_CHECK(eb || !intact || csums_ok(b, &f->l4));
@@ -204,6 +206,7 @@ check_gso(const uint8_t *ip, size_t len, const struct pkt_ip_frame *f)
     struct pkt_gso_slot sa[N_SLOTS], sb[N_SLOTS];
     uint8_t *a = xzalloc(N_SLOTS * SLOT_ROOM);
     uint8_t *b = xzalloc(N_SLOTS * SLOT_ROOM);
+    unsigned long long int parses;
     size_t na, nb;
     int ea, eb;
 
@@ -212,9 +215,11 @@ check_gso(const uint8_t *ip, size_t len, const struct pkt_ip_frame *f)
         sb[i] = (struct pkt_gso_slot) { b + i * SLOT_ROOM, SLOT_ROOM, 0 };
     }
     ea = pkt_gso_segment(ip, len, &params, sa, N_SLOTS, &na);
+    parses = pkt_ip_parses_for_test();
     eb = (f->l4_ok
           ? pkt_gso_segment_parsed(ip, &f->l4, &params, sb, N_SLOTS, &nb)
           : EINVAL);
+    WGTEST_CHECK(pkt_ip_parses_for_test() == parses);
     WGTEST_CHECK(ea == eb);
     if (!ea) {
         WGTEST_CHECK(na == nb);
