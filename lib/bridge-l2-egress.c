@@ -259,28 +259,36 @@ eg_to_peer_judge(const struct bridge_l2_conf *conf, struct eg_ip *v)
     }
 }
 
+/* Returns the layer-3 parse of the IP packet right after the Ethernet
+ * header of the frame parsed into 'ip', or NULL if there is none. */
+static const struct pkt_ip_info *
+eg_l3(const struct pkt_ip_frame *ip)
+{
+    return ip->l3_ok && ip->l3_ofs == ETH_HEADER_LEN ? &ip->l3 : NULL;
+}
+
 static void
 eg_ipv6_judge(const struct bridge_l2_conf *conf, const struct eth_header *eth,
-              size_t len, struct eg_ip *v)
+              const struct pkt_ip_frame *ip, struct eg_ip *v)
 {
     const struct ovs_16aligned_ip6_hdr *ip6 = (const void *) (eth + 1);
-    struct pkt_ip_info info;
+    const struct pkt_ip_info *info = eg_l3(ip);
     size_t plen;
 
     memset(v, 0, sizeof *v);
-    if (pkt_ip_parse_l3(ip6, len - ETH_HEADER_LEN, &info) || !info.ipv6) {
+    if (!info || !info->ipv6) {
         v->reason = BRIDGE_L2_R_IP6_BAD;
         return;
     }
-    plen = info.pkt_len - IPV6_HEADER_LEN;
+    plen = info->pkt_len - IPV6_HEADER_LEN;
     pkt_ip_get_addrs(ip6, true, &v->src, &v->dst);
-    v->l3_len = info.pkt_len;
+    v->l3_len = info->pkt_len;
     if (ipv6_addr_is_multicast(&v->src) || bridge_l2_is_v4(&v->src)
         || bridge_l2_is_v4(&v->dst)) {
         v->reason = BRIDGE_L2_R_IP6_BAD;
         return;
     }
-    if (info.l4_proto == IPPROTO_ICMPV6 && plen >= ICMP6_HEADER_LEN) {
+    if (info->l4_proto == IPPROTO_ICMPV6 && plen >= ICMP6_HEADER_LEN) {
         uint8_t type = ((const struct icmp6_header *) (ip6 + 1))->icmp6_type;
 
         if (type >= ND_ROUTER_SOLICIT && type <= ND_REDIRECT) {
@@ -304,18 +312,17 @@ eg_ipv6_judge(const struct bridge_l2_conf *conf, const struct eth_header *eth,
 
 static void
 eg_ipv4_judge(const struct bridge_l2_conf *conf, const struct eth_header *eth,
-              size_t len, struct eg_ip *v)
+              const struct pkt_ip_frame *ip, struct eg_ip *v)
 {
-    const void *ip = eth + 1;
-    struct pkt_ip_info info;
+    const struct pkt_ip_info *info = eg_l3(ip);
 
     memset(v, 0, sizeof *v);
-    if (pkt_ip_parse_l3(ip, len - ETH_HEADER_LEN, &info) || info.ipv6) {
+    if (!info || info->ipv6) {
         v->reason = BRIDGE_L2_R_IP_BAD;
         return;
     }
-    pkt_ip_get_addrs(ip, false, &v->src, &v->dst);
-    v->l3_len = info.pkt_len;
+    pkt_ip_get_addrs(eth + 1, false, &v->src, &v->dst);
+    v->l3_len = info->pkt_len;
     v->learn = true;
     if (eth_addr_is_multicast(eth->eth_dst)) {
         v->reason = BRIDGE_L2_R_IP_MULTICAST;
@@ -334,6 +341,7 @@ eg_fill_to_peer(const struct eg_ip *v, struct bridge_l2_egress *out)
 {
     out->l3_ofs = ETH_HEADER_LEN;
     out->l3_len = v->l3_len;
+    out->src = v->src;
     out->family = bridge_l2_af(&v->dst);
     memcpy(out->dst, bridge_l2_bytes(&v->dst),
            out->family == AF_INET ? 4 : 16);
@@ -357,17 +365,30 @@ eg_ip(struct eg_ctx *c, const struct eg_ip *v)
     return BRIDGE_L2_EG_TO_PEER;
 }
 
+/* Returns 'ip', or the parse of 'frame' ('len' bytes) into '*own' if
+ * 'ip' is NULL. */
+static const struct pkt_ip_frame *
+eg_parse(const struct pkt_ip_frame *ip, const void *frame, size_t len,
+         struct pkt_ip_frame *own)
+{
+    if (!ip) {
+        pkt_ip_frame_parse(own, frame, len, ETH_HEADER_LEN);
+    }
+    return ip ? ip : own;
+}
+
 enum bridge_l2_eg_action
 bridge_l2_from_bridge(struct bridge_l2 *l2, const void *frame, size_t len,
-                      long long int now, bridge_l2_routable_cb *routable,
-                      void *aux, struct bridge_l2_egress *out)
+                      const struct pkt_ip_frame *ip, long long int now,
+                      bridge_l2_routable_cb *routable, void *aux,
+                      struct bridge_l2_egress *out)
 {
     struct eg_ctx c = {
         .l2 = l2, .len = len, .eth = frame, .now = now,
         .routable = routable, .aux = aux, .out = out,
     };
+    struct pkt_ip_frame own;
     uint16_t type;
-
     struct eg_ip v;
 
     memset(out, 0, sizeof *out);
@@ -379,10 +400,10 @@ bridge_l2_from_bridge(struct bridge_l2 *l2, const void *frame, size_t len,
     type = ntohs(c.eth->eth_type);
     switch (type) {
     case ETH_TYPE_IP:
-        eg_ipv4_judge(&l2->conf, c.eth, len, &v);
+        eg_ipv4_judge(&l2->conf, c.eth, eg_parse(ip, frame, len, &own), &v);
         return eg_ip(&c, &v);
     case ETH_TYPE_IPV6:
-        eg_ipv6_judge(&l2->conf, c.eth, len, &v);
+        eg_ipv6_judge(&l2->conf, c.eth, eg_parse(ip, frame, len, &own), &v);
         return eg_ip(&c, &v);
     case ETH_TYPE_ARP:
         return eg_arp(&c);
@@ -436,21 +457,23 @@ bridge_l2_icmp_too_big(const struct bridge_l2 *l2, const void *frame,
 
 bool
 bridge_l2_from_bridge_unlocked(const struct bridge_l2 *l2, const void *frame,
-                               size_t len, struct bridge_l2_egress *out,
+                               size_t len, const struct pkt_ip_frame *ip,
+                               struct bridge_l2_egress *out,
                                struct in6_addr *src)
 {
     const struct bridge_l2_conf *conf
         = ovsrcu_get(struct bridge_l2_conf *, &l2->published);
     const struct eth_header *eth = frame;
+    struct pkt_ip_frame own;
     struct eg_ip v;
 
     memset(out, 0, sizeof *out);
     if (eg_eth_judge(conf, eth, len) != BRIDGE_L2_R_OK) {
         return false;
     } else if (eth->eth_type == htons(ETH_TYPE_IP)) {
-        eg_ipv4_judge(conf, eth, len, &v);
+        eg_ipv4_judge(conf, eth, eg_parse(ip, frame, len, &own), &v);
     } else if (eth->eth_type == htons(ETH_TYPE_IPV6)) {
-        eg_ipv6_judge(conf, eth, len, &v);
+        eg_ipv6_judge(conf, eth, eg_parse(ip, frame, len, &own), &v);
     } else {
         return false;
     }

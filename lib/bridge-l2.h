@@ -94,6 +94,7 @@
 #include "pkt-mtu.h"
 
 struct dp_packet;
+struct pkt_ip_frame;
 
 /* Timers, in milliseconds. */
 #define BRIDGE_L2_NEIGH_STALE_MS     30000 /* Refresh with a unicast probe. */
@@ -219,6 +220,7 @@ struct bridge_l2_egress {
                                  * padding excluded). */
     int family;                 /* AF_INET or AF_INET6. */
     uint8_t dst[16];            /* Destination address, 4 or 16 bytes. */
+    struct in6_addr src;        /* Source address (IPv4 as mapped). */
 
     /* BRIDGE_L2_EG_REPLY: the frame to send, which the caller now owns,
      * and its length (0 and NULL otherwise). */
@@ -228,9 +230,12 @@ struct bridge_l2_egress {
 
 /* Classifies 'frame' ('len' bytes), received from the bridge at 'now', and
  * learns neighbors from it.  'routable' (with 'aux') decides proxy
- * answers. */
+ * answers.  'ip' is the frame's one parse (pkt_ip_frame_parse() at
+ * ETH_HEADER_LEN, pkt-ip.h), which the adapter takes instead of parsing
+ * the IP header again; NULL makes it parse the frame itself. */
 enum bridge_l2_eg_action bridge_l2_from_bridge(struct bridge_l2 *l2,
                                                const void *frame, size_t len,
+                                               const struct pkt_ip_frame *ip,
                                                long long int now,
                                                bridge_l2_routable_cb *routable,
                                                void *aux,
@@ -240,12 +245,14 @@ enum bridge_l2_eg_action bridge_l2_from_bridge(struct bridge_l2 *l2,
  * true if 'frame' is an IP packet that bridge_l2_from_bridge() would send
  * to a peer, judged by a published copy of the configuration, and fills
  * 'out' as it would, with the source address the frame would teach in
- * '*src' (IPv4 as mapped).  Learns nothing, counts nothing: the caller
+ * '*src' (IPv4 as mapped); 'ip' as for bridge_l2_from_bridge().  Learns
+ * nothing, counts nothing: the caller
  * takes its lock and calls bridge_l2_from_bridge() for any frame for
  * which this returns false, and for any whose source (with its MAC) the
  * neighbor table may not know yet. */
 bool bridge_l2_from_bridge_unlocked(const struct bridge_l2 *l2,
                                     const void *frame, size_t len,
+                                    const struct pkt_ip_frame *ip,
                                     struct bridge_l2_egress *out,
                                     struct in6_addr *src);
 

@@ -32,6 +32,7 @@
 #include "openvswitch/thread.h"
 #include "ovs-atomic.h"
 #include "packets.h"
+#include "pkt-ip.h"
 #include "tx-slots.h"
 #include "udp-batch.h"
 #include "util.h"
@@ -184,7 +185,7 @@ struct netdev_wg_pending {
 struct netdev_wg_cut {
     struct dp_packet *pkt;      /* Owned until cut. */
     const uint8_t *inner;       /* The super-packet in 'pkt'... */
-    size_t len;                 /* ...and its length. */
+    struct pkt_ip_info info;    /* ...and its one parse. */
     uint8_t *base;              /* First of its 'n_slots' slots. */
     size_t n_slots;
     size_t mss;                 /* TCP payload bytes per segment. */
@@ -235,6 +236,7 @@ struct netdev_wg_tx {
 struct netdev_wg_txq {
     struct ovs_mutex lock;
     struct netdev_wg_tx tx;
+    int id;                     /* Its index among the port's queues. */
 };
 
 #endif /* netdev-wireguard-queues.h */

@@ -33,8 +33,9 @@
 /* The UDP sockets of a wireguard port and its send batch: opening them
  * (configured port, or one set through the UAPI), the message slots and
  * per-family queues that tx fills, flushing them (also after a receive
- * round, whose handshakes may have queued messages), and the engine's hook
- * for handshake and cookie messages, which leave at once.  With a datapath
+ * round, whose handshakes may have queued messages; each transmit queue
+ * through its own socket of the port's group), and the engine's hook for
+ * handshake and cookie messages, which leave at once.  With a datapath
  * underlay companion paired ('wg->ul', netdev-wireguard-underlay.h) the
  * sockets are closed and every flush hands the messages to it instead
  * (netdev_wg_sock_underlay()).  Calls nothing of the tx and rx files. */
@@ -156,10 +157,11 @@ netdev_wg_sock_publish(struct netdev_wireguard *wg)
 /* Transmit queues. */
 
 static struct netdev_wg_txq *
-netdev_wg_txq_create(size_t slot_size)
+netdev_wg_txq_create(int id, size_t slot_size)
 {
     struct netdev_wg_txq *txq = xzalloc(sizeof *txq);
 
+    txq->id = id;
     ovs_mutex_init_adaptive(&txq->lock);
     tx_slots_init(&txq->tx.slots, NETDEV_WG_TXQ_SLOTS, slot_size);
     txq->tx.q4 = udp_batch_tx_create(NETDEV_WG_TXQ_SLOTS);
@@ -228,7 +230,7 @@ netdev_wg_sock_set_n_txq(struct netdev_wireguard *wg, int n)
     }
     wg->txqs = xrealloc(wg->txqs, n * sizeof *wg->txqs);
     for (int i = wg->n_txq; i < n; i++) {
-        wg->txqs[i] = netdev_wg_txq_create(wg->slot_size);
+        wg->txqs[i] = netdev_wg_txq_create(i, wg->slot_size);
     }
     wg->n_txq = n;
 }
@@ -242,16 +244,32 @@ netdev_wg_sock_fit_txq(struct netdev_wireguard *wg, struct netdev_wg_txq *txq)
     }
 }
 
-/* Sends what 'q' holds on the port's socket for 'family', if it still has
- * one.  Returns how many datagrams were dropped. */
+/* Returns the socket for 'family' that transmit queue 'txq' sends on, or
+ * NULL if the port has none.  A port with several sockets per family (one
+ * per receive queue, all bound to its address and port) spreads its
+ * transmit queues over them, so that queues on different threads do not
+ * send through one socket (nor take its lock for its counters). */
+static struct udp_batch_sock *
+netdev_wg_txq_sock(const struct netdev_wireguard *wg,
+                   const struct netdev_wg_txq *txq, int family)
+    OVS_REQ_RDLOCK(wg->sock_rwlock)
+{
+    struct udp_batch_sock *const *socks = (family == AF_INET6
+                                           ? wg->sock6 : wg->sock4);
+
+    return wg->n_socks ? socks[txq->id % wg->n_socks] : NULL;
+}
+
+/* Sends what queue 'q' of 'txq' holds on its socket for 'family', if the
+ * port still has one.  Returns how many datagrams were dropped. */
 static size_t
-netdev_wg_txq_flush(struct netdev_wireguard *wg, struct udp_batch_tx *q,
+netdev_wg_txq_flush(struct netdev_wireguard *wg,
+                    const struct netdev_wg_txq *txq, struct udp_batch_tx *q,
                     int family)
     OVS_REQ_RDLOCK(wg->sock_rwlock)
 {
     size_t n = udp_batch_tx_count(q);
-    struct udp_batch_sock *sock = (family == AF_INET6
-                                   ? wg->sock6[0] : wg->sock4[0]);
+    struct udp_batch_sock *sock = netdev_wg_txq_sock(wg, txq, family);
 
     if (!n) {
         return 0;
@@ -274,8 +292,8 @@ netdev_wg_sock_send_txq(struct netdev_wireguard *wg,
     size_t dropped;
 
     ovs_rwlock_rdlock(&wg->sock_rwlock);
-    dropped = netdev_wg_txq_flush(wg, txq->tx.q4, AF_INET);
-    dropped += netdev_wg_txq_flush(wg, txq->tx.q6, AF_INET6);
+    dropped = netdev_wg_txq_flush(wg, txq, txq->tx.q4, AF_INET);
+    dropped += netdev_wg_txq_flush(wg, txq, txq->tx.q6, AF_INET6);
     ovs_rwlock_unlock(&wg->sock_rwlock);
     tx_slots_reset(&txq->tx.slots);
     return dropped;

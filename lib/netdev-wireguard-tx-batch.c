@@ -17,12 +17,14 @@
 #include <config.h>
 
 #include "bridge-l2.h"
+#include "coverage.h"
 #include "dp-packet.h"
 #include "netdev-wireguard-private.h"
 #include "netdev-wireguard-tx.h"
 #include "openvswitch/vlog.h"
 #include "ovs-compat.h"
 #include "pkt-gso.h"
+#include "pkt-ip.h"
 #include "timeval.h"
 #include "util.h"
 #include "wg-device.h"
@@ -72,7 +74,7 @@ netdev_wg_tx_cut(struct netdev_wg_tx *tx, struct netdev_wg_tx_late *late)
     for (size_t i = 0; i < tx->n_cuts; i++) {
         struct netdev_wg_cut *c = &tx->cuts[i];
 
-        if (!netdev_wg_cut_into(c->inner, c->len, c->mss, c->base,
+        if (!netdev_wg_cut_into(c->inner, &c->info, c->mss, c->base,
                                 tx->slots.slot_size, c->n_slots, slots)
             || !netdev_wg_cut_fits(tx, c, slots)) {
             late->cut_bytes += netdev_wg_tx_cancel(tx, c->first, c->n_begun);
@@ -106,6 +108,50 @@ netdev_wg_tx_seal_pending(struct netdev_wg_tx *tx,
         }
     }
     tx->n_pending = 0;
+}
+
+/* The one parse of a frame.
+ *
+ * Each frame of a batch is parsed once, in the step that takes it
+ * (netdev_wg_tx_parse()), and the parse goes with it down both ways: to
+ * the layer-2 judge, to the checksum completion, to the cut of a
+ * super-packet and to the address read, which parse nothing themselves
+ * (pkt-ip.h says why the port parses instead of taking OVS's flow
+ * extraction).  A frame that the way without the lock leaves to the
+ * locked one keeps its parse ('struct netdev_wg_parsed'). */
+
+COVERAGE_DEFINE(wg_tx_parse);
+COVERAGE_DEFINE(wg_tx_ovs_ofs_differ);
+
+/* The parse of the frame at 'idx' in a batch, for as long as it is the
+ * frame the batch is at. */
+struct netdev_wg_parsed {
+    size_t idx;                 /* SIZE_MAX: none yet. */
+    struct pkt_ip_frame ip;
+};
+
+/* Returns the parse of frame 'idx', 'pkt', of a batch: the one in 'p' if
+ * it is that frame's, otherwise a new one.  A tunnel packet's checksums
+ * that OVS left to the port are completed first.  OVS's header offsets,
+ * where its flow extraction set them, must agree with the parse; where
+ * they do not, the port's parse (which checked every length against the
+ * frame) stands, and the coverage counter wg_tx_ovs_ofs_differ says
+ * so. */
+static const struct pkt_ip_frame *
+netdev_wg_tx_parse(struct netdev_wg_parsed *p, size_t idx,
+                   struct dp_packet *pkt)
+{
+    if (p->idx != idx) {
+        ovs_compat_pkt_finish_tunnel_csum(pkt);
+        pkt_ip_frame_parse(&p->ip, dp_packet_data(pkt), dp_packet_size(pkt),
+                           ETH_HEADER_LEN);
+        p->idx = idx;
+        COVERAGE_INC(wg_tx_parse);
+        if (!pkt_ip_frame_ovs_agrees(&p->ip, pkt->l3_ofs, pkt->l4_ofs)) {
+            COVERAGE_INC(wg_tx_ovs_ofs_differ);
+        }
+    }
+    return &p->ip;
 }
 
 /* Sends without the port's lock.
@@ -151,6 +197,7 @@ netdev_wg_unlocked_start(struct netdev_wireguard *wg,
 static bool
 netdev_wg_tx_frame_unlocked(struct netdev_wireguard *wg,
                             struct netdev_wg_tx *tx, struct dp_packet *pkt,
+                            const struct pkt_ip_frame *ip,
                             const struct netdev_wg_unlocked *u)
     OVS_REQ_RDLOCK(wg->sock_rwlock)
 {
@@ -161,7 +208,7 @@ netdev_wg_tx_frame_unlocked(struct netdev_wireguard *wg,
     enum netdev_wg_sent sent;
     struct in6_addr src;
 
-    if (!bridge_l2_from_bridge_unlocked(wg->l2, eth, dp_packet_size(pkt),
+    if (!bridge_l2_from_bridge_unlocked(wg->l2, eth, dp_packet_size(pkt), ip,
                                         &eg, &src)) {
         return false;
     }
@@ -179,7 +226,7 @@ netdev_wg_tx_frame_unlocked(struct netdev_wireguard *wg,
     };
     sent = netdev_wg_tx_inner(wg, tx, &way, pkt,
                               (uint8_t *) dp_packet_data(pkt) + eg.l3_ofs,
-                              eg.l3_len);
+                              eg.l3_len, ip);
     netdev_wg_way_end(wg, tx, &way);
     if (sent == NETDEV_WG_SENT) {
         dp_packet_delete(pkt);
@@ -193,7 +240,8 @@ netdev_wg_tx_frame_unlocked(struct netdev_wireguard *wg,
 static void
 netdev_wg_tx_frames_unlocked(struct netdev_wireguard *wg,
                              struct netdev_wg_txq *txq,
-                             struct dp_packet_batch *batch, size_t *i)
+                             struct dp_packet_batch *batch, size_t *i,
+                             struct netdev_wg_parsed *p)
     OVS_EXCLUDED(wg->mutex)
 {
     size_t n = dp_packet_batch_size(batch);
@@ -209,8 +257,8 @@ netdev_wg_tx_frames_unlocked(struct netdev_wireguard *wg,
         if (tx_slots_room(&txq->tx.slots) < NETDEV_WG_TX_SLOTS) {
             break;
         }
-        ovs_compat_pkt_finish_tunnel_csum(pkt);
-        if (!netdev_wg_tx_frame_unlocked(wg, &txq->tx, pkt, &u)) {
+        if (!netdev_wg_tx_frame_unlocked(wg, &txq->tx, pkt,
+                                         netdev_wg_tx_parse(p, k, pkt), &u)) {
             break;
         }
         *i = k + 1;
@@ -224,7 +272,8 @@ netdev_wg_tx_frames_unlocked(struct netdev_wireguard *wg,
  * the batch is sent first. */
 static void
 netdev_wg_tx_frames(struct netdev_wireguard *wg, struct netdev_wg_txq *txq,
-                    struct dp_packet_batch *batch, size_t *i)
+                    struct dp_packet_batch *batch, size_t *i,
+                    struct netdev_wg_parsed *p)
     OVS_REQUIRES(wg->mutex)
 {
     size_t n = dp_packet_batch_size(batch);
@@ -236,8 +285,12 @@ netdev_wg_tx_frames(struct netdev_wireguard *wg, struct netdev_wg_txq *txq,
     }
     netdev_wg_sock_fit_txq(wg, txq);
     wg_device_clock_freeze(wg->dev);
-    while (*i < n && tx_slots_room(&txq->tx.slots) >= NETDEV_WG_TX_SLOTS) {
-        netdev_wg_tx_frame(wg, &txq->tx, batch->packets[(*i)++], now);
+    for (; *i < n && tx_slots_room(&txq->tx.slots) >= NETDEV_WG_TX_SLOTS;
+         (*i)++) {
+        struct dp_packet *pkt = batch->packets[(*i)];
+
+        netdev_wg_tx_frame(wg, &txq->tx, pkt,
+                           netdev_wg_tx_parse(p, (*i), pkt), now);
     }
     wg_device_clock_thaw(wg->dev);
 }
@@ -248,6 +301,7 @@ netdev_wg_tx_send(struct netdev_wireguard *wg, struct netdev_wg_txq *txq,
     OVS_EXCLUDED(wg->mutex)
 {
     size_t i = 0, n = dp_packet_batch_size(batch);
+    struct netdev_wg_parsed parsed = { .idx = SIZE_MAX };
 
     /* What needs no lock goes without it; what does (the adapter's
      * learning and answers, a peer without a session, fragments, drops)
@@ -257,10 +311,10 @@ netdev_wg_tx_send(struct netdev_wireguard *wg, struct netdev_wg_txq *txq,
     do {
         struct netdev_wg_tx_late late = { 0, 0, 0, 0, 0, 0 };
 
-        netdev_wg_tx_frames_unlocked(wg, txq, batch, &i);
+        netdev_wg_tx_frames_unlocked(wg, txq, batch, &i, &parsed);
         if (i < n && tx_slots_room(&txq->tx.slots) >= NETDEV_WG_TX_SLOTS) {
             ovs_mutex_lock(&wg->mutex);
-            netdev_wg_tx_frames(wg, txq, batch, &i);
+            netdev_wg_tx_frames(wg, txq, batch, &i, &parsed);
             ovs_mutex_unlock(&wg->mutex);
         }
         netdev_wg_tx_cut(&txq->tx, &late);

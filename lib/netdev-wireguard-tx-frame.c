@@ -95,21 +95,18 @@ netdev_wg_tx_learned(const struct netdev_wg_tx *tx,
  * that its sends without the lock may skip learning it again for a
  * while. */
 static void
-netdev_wg_tx_remember_source(struct netdev_wireguard *wg,
-                             struct netdev_wg_tx *tx,
-                             const struct dp_packet *pkt, long long int now)
+netdev_wg_tx_remember_source(struct netdev_wg_tx *tx,
+                             const struct dp_packet *pkt,
+                             const struct bridge_l2_egress *eg,
+                             long long int now)
 {
     const struct eth_header *eth = dp_packet_data(pkt);
-    struct bridge_l2_egress eg;
-    struct in6_addr src;
 
-    if (tx->pending
-        && bridge_l2_from_bridge_unlocked(wg->l2, eth, dp_packet_size(pkt),
-                                          &eg, &src)) {
+    if (tx->pending) {
         struct eth_header l = { .eth_src = eth->eth_src };
 
-        addr_memo_put(&tx->learned, &src, &l, now + NETDEV_WG_TX_LEARNED_MS,
-                      now);
+        addr_memo_put(&tx->learned, &eg->src, &l,
+                      now + NETDEV_WG_TX_LEARNED_MS, now);
     }
 }
 
@@ -118,15 +115,15 @@ netdev_wg_tx_remember_source(struct netdev_wireguard *wg,
  * IP packets to their peer.  Takes ownership. */
 void
 netdev_wg_tx_frame(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
-                   struct dp_packet *pkt, long long int now)
+                   struct dp_packet *pkt, const struct pkt_ip_frame *ip,
+                   long long int now)
 {
     struct bridge_l2_egress eg;
     enum bridge_l2_eg_action action;
     struct wg_peer *peer;
 
-    ovs_compat_pkt_finish_tunnel_csum(pkt);
     action = bridge_l2_from_bridge(wg->l2, dp_packet_data(pkt),
-                                   dp_packet_size(pkt), now,
+                                   dp_packet_size(pkt), ip, now,
                                    netdev_wg_routable, wg, &eg);
     if (eg.resolved) {
         netdev_wg_bridge_flush_resolved(wg);
@@ -134,7 +131,7 @@ netdev_wg_tx_frame(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
     if (action == BRIDGE_L2_EG_REPLY) {
         netdev_wg_bridge_push(wg, eg.reply);
     } else if (action == BRIDGE_L2_EG_TO_PEER) {
-        netdev_wg_tx_remember_source(wg, tx, pkt, now);
+        netdev_wg_tx_remember_source(tx, pkt, &eg, now);
         peer = wg_device_route(wg->dev, eg.family, eg.dst);
         if (!peer) {
             COVERAGE_INC(wg_tx_no_route);
@@ -143,7 +140,7 @@ netdev_wg_tx_frame(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
                    || netdev_wg_check_mtu(wg, pkt, &eg)) {
             dp_packet_pull(pkt, eg.l3_ofs);
             dp_packet_set_size(pkt, eg.l3_len);
-            netdev_wg_tx_locked(wg, tx, peer, pkt);
+            netdev_wg_tx_locked(wg, tx, peer, pkt, ip);
             return;
         }
     } else {

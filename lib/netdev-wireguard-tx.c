@@ -224,12 +224,13 @@ netdev_wg_seal_slot(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
 }
 
 /* Completes, in place, the TCP, UDP or SCTP checksum of the inner packet
- * 'inner' of 'len' bytes, which asked for checksum offload.  One that does
- * not parse as such goes on as it is (as it came) and is counted. */
+ * 'inner', which asked for checksum offload, from its parse 'ip'.  One that
+ * does not parse as such goes on as it is (as it came) and is counted. */
 static void
-netdev_wg_tx_fill_csum(struct netdev_wg_tx *tx, uint8_t *inner, size_t len)
+netdev_wg_tx_fill_csum(struct netdev_wg_tx *tx, uint8_t *inner,
+                       const struct pkt_ip_frame *ip)
 {
-    if (pkt_csum_l4_fill(inner, len)) {
+    if (!ip->l4_ok || pkt_csum_l4_fill_parsed(inner, &ip->l4)) {
         COVERAGE_INC(wg_tx_csum_unfilled);
         return;
     }
@@ -371,7 +372,7 @@ netdev_wg_way_end(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
 static bool
 netdev_wg_send_one(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
                    struct netdev_wg_way *way, const struct dp_packet *pkt,
-                   uint8_t *inner, size_t len)
+                   uint8_t *inner, size_t len, const struct pkt_ip_frame *ip)
 {
     bool fill = ovs_compat_pkt_l4_csum_partial(pkt);
     uint8_t *slot = netdev_wg_way_slots(wg, tx, way, 1);
@@ -381,7 +382,7 @@ netdev_wg_send_one(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
         return false;
     }
     if (fill && !tx->pending) {
-        netdev_wg_tx_fill_csum(tx, inner, len);
+        netdev_wg_tx_fill_csum(tx, inner, ip);
     }
     copy = tx->pending ? slot + WG_DEVICE_HEADROOM : inner;
     if (!netdev_wg_way_begin(wg, tx, way, slot, copy, len,
@@ -392,7 +393,7 @@ netdev_wg_send_one(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
     if (tx->pending) {
         memcpy(copy, inner, len);
         if (fill) {
-            netdev_wg_tx_fill_csum(tx, copy, len);
+            netdev_wg_tx_fill_csum(tx, copy, ip);
         }
     }
     return true;
@@ -419,13 +420,14 @@ netdev_wg_count_super(struct netdev_wg_tx *tx, size_t n_segs)
     netdev_wg_counter_add(&tx->counts.segments, n_segs);
 }
 
-/* Cuts the TCP super-packet of 'len' bytes at 'inner' into segments of
- * 'mss' payload bytes, straight into the 'n_slots' message slots of 'size'
- * bytes from 'base' on, described in 'slots' (NETDEV_WG_TX_SLOTS).  Needs
- * no lock.  Returns true on success. */
+/* Cuts the TCP super-packet at 'inner', parsed into 'info', into segments
+ * of 'mss' payload bytes, straight into the 'n_slots' message slots of
+ * 'size' bytes from 'base' on, described in 'slots' (NETDEV_WG_TX_SLOTS).
+ * Needs no lock.  Returns true on success. */
 bool
-netdev_wg_cut_into(const void *inner, size_t len, size_t mss, uint8_t *base,
-                   size_t size, size_t n_slots, struct pkt_gso_slot *slots)
+netdev_wg_cut_into(const void *inner, const struct pkt_ip_info *info,
+                   size_t mss, uint8_t *base, size_t size, size_t n_slots,
+                   struct pkt_gso_slot *slots)
 {
     struct pkt_gso_params params = {
         .mss = mss,
@@ -438,37 +440,37 @@ netdev_wg_cut_into(const void *inner, size_t len, size_t mss, uint8_t *base,
         slots[i].base = base + i * size;
         slots[i].room = size;
     }
-    return (!pkt_gso_segment(inner, len, &params, slots, n_slots, &n_segs)
+    return (!pkt_gso_segment_parsed(inner, info, &params, slots, n_slots,
+                                    &n_segs)
             && n_segs == n_slots);
 }
 
 /* Returns the TCP payload bytes per segment, for inner MTU 'mtu', of the
- * TSO super-packet 'inner' of 'len' bytes (parsed into '*info'), or 0 if
- * the port cannot cut it into at most NETDEV_WG_TX_SLOTS segments ('*udp'
- * says whether it is a UDP packet: a tunnel's).  Needs no lock. */
+ * TSO super-packet parsed into 'ip', or 0 if the port cannot cut it into at
+ * most NETDEV_WG_TX_SLOTS segments ('*udp' says whether it is a UDP
+ * packet: a tunnel's).  Needs no lock. */
 static size_t
-netdev_wg_super_plan(int mtu, const void *inner, size_t len,
-                     uint16_t guest_mss, struct pkt_ip_info *info, bool *udp)
+netdev_wg_super_plan(int mtu, const struct pkt_ip_frame *ip,
+                     uint16_t guest_mss, bool *udp)
 {
-    bool parsed = !pkt_ip_parse(inner, len, info);
+    const struct pkt_ip_info *info = &ip->l4;
     size_t mss;
 
-    *udp = parsed && info->l4_proto == IPPROTO_UDP;
-    mss = (parsed && info->l4_proto == IPPROTO_TCP
+    *udp = ip->l4_ok && info->l4_proto == IPPROTO_UDP;
+    mss = (ip->l4_ok && info->l4_proto == IPPROTO_TCP
            ? netdev_wg_tx_mss(mtu, info, guest_mss) : 0);
     return mss && pkt_gso_n_segs(info, mss) <= NETDEV_WG_TX_SLOTS ? mss : 0;
 }
 
 /* Returns the TCP payload bytes per segment for the TSO super-packet
- * 'inner' of 'len' bytes (parsed into '*info'), or 0, counted, if the port
- * cannot cut it into at most NETDEV_WG_TX_SLOTS segments. */
+ * parsed into 'ip', or 0, counted, if the port cannot cut it into at most
+ * NETDEV_WG_TX_SLOTS segments. */
 static size_t
-netdev_wg_super_mss(struct netdev_wireguard *wg, const void *inner,
-                    size_t len, uint16_t guest_mss, struct pkt_ip_info *info)
+netdev_wg_super_mss(struct netdev_wireguard *wg,
+                    const struct pkt_ip_frame *ip, uint16_t guest_mss)
 {
     bool udp;
-    size_t mss = netdev_wg_super_plan(wg->mtu, inner, len, guest_mss, info,
-                                      &udp);
+    size_t mss = netdev_wg_super_plan(wg->mtu, ip, guest_mss, &udp);
 
     if (udp) {
         /* Geneve or VXLAN of OVS's own tunnels whose inner TCP packet is a
@@ -490,34 +492,32 @@ netdev_wg_super_mss(struct netdev_wireguard *wg, const void *inner,
     return mss;
 }
 
-/* Returns the TCP payload bytes per segment for the TSO super-packet
- * 'inner' of 'len' bytes of 'pkt' sent 'way' (parsed into '*info'), or 0:
- * then counted under the lock. */
+/* Returns the TCP payload bytes per segment for the TSO super-packet of
+ * 'pkt', parsed into 'ip', sent 'way', or 0: then counted under the
+ * lock. */
 static size_t
 netdev_wg_way_mss(struct netdev_wireguard *wg, const struct netdev_wg_way *way,
-                  const struct dp_packet *pkt, const void *inner, size_t len,
-                  struct pkt_ip_info *info)
+                  const struct dp_packet *pkt, const struct pkt_ip_frame *ip)
 {
     uint16_t guest_mss = ovs_compat_pkt_tso_segsz(pkt);
     bool udp;
 
     return (way->locked
-            ? netdev_wg_super_mss(wg, inner, len, guest_mss, info)
-            : netdev_wg_super_plan(way->mtu, inner, len, guest_mss, info,
-                                   &udp));
+            ? netdev_wg_super_mss(wg, ip, guest_mss)
+            : netdev_wg_super_plan(way->mtu, ip, guest_mss, &udp));
 }
 
-/* Cuts the super-packet 'inner' of 'len' bytes into the 'n_slots' slots of
- * 'tx' from 'base' on at once, for a batch that seals at once.  On failure
- * counts it, releases the slots and returns false. */
+/* Cuts the super-packet 'inner', parsed into 'info', into the 'n_slots'
+ * slots of 'tx' from 'base' on at once, for a batch that seals at once.  On
+ * failure counts it, releases the slots and returns false. */
 static bool
 netdev_wg_cut_now(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
-                  const void *inner, size_t len, size_t mss, uint8_t *base,
-                  size_t n_slots)
+                  const void *inner, const struct pkt_ip_info *info,
+                  size_t mss, uint8_t *base, size_t n_slots)
 {
     struct pkt_gso_slot slots[NETDEV_WG_TX_SLOTS];
 
-    if (netdev_wg_cut_into(inner, len, mss, base, tx->slots.slot_size,
+    if (netdev_wg_cut_into(inner, info, mss, base, tx->slots.slot_size,
                            n_slots, slots)) {
         return true;
     }
@@ -564,19 +564,20 @@ netdev_wg_begin_segments(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
 static enum netdev_wg_sent
 netdev_wg_send_super(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
                      struct netdev_wg_way *way, struct dp_packet *pkt,
-                     const uint8_t *inner, size_t len)
+                     const uint8_t *inner, size_t len,
+                     const struct pkt_ip_frame *ip)
 {
     size_t first = tx->n_pending, mss, n_slots;
-    struct pkt_ip_info info;
+    const struct pkt_ip_info *info = &ip->l4;
     uint8_t *base;
 
-    mss = netdev_wg_way_mss(wg, way, pkt, inner, len, &info);
-    n_slots = mss ? pkt_gso_n_segs(&info, mss) : 0;
+    mss = netdev_wg_way_mss(wg, way, pkt, ip);
+    n_slots = mss ? pkt_gso_n_segs(info, mss) : 0;
     base = n_slots ? netdev_wg_way_slots(wg, tx, way, n_slots) : NULL;
     if (!base
         || (!tx->pending
-            && !netdev_wg_cut_now(wg, tx, inner, len, mss, base, n_slots))
-        || !netdev_wg_begin_segments(wg, tx, way, base, n_slots, &info, mss,
+            && !netdev_wg_cut_now(wg, tx, inner, info, mss, base, n_slots))
+        || !netdev_wg_begin_segments(wg, tx, way, base, n_slots, info, mss,
                                      pkt_ecn_encap(inner, len))) {
         return NETDEV_WG_NOT_SENT;
     }
@@ -585,7 +586,7 @@ netdev_wg_send_super(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
         return NETDEV_WG_SENT;  /* Cut already, or no message begun. */
     }
     tx->cuts[tx->n_cuts++] = (struct netdev_wg_cut) {
-        .pkt = pkt, .inner = inner, .len = len, .base = base,
+        .pkt = pkt, .inner = inner, .info = *info, .base = base,
         .n_slots = n_slots, .mss = mss, .first = first,
         .n_begun = tx->n_pending - first,
     };
@@ -652,25 +653,26 @@ netdev_wg_tx_dequeue(struct netdev_wireguard *wg, struct netdev_wg_peer *np)
     return pkt;
 }
 
-/* Sends the inner packet 'inner' of 'len' bytes of 'pkt' to the peer of
- * 'way', the way it goes.  Under the lock, a packet for a peer without a
- * session waits in the peer's queue while a handshake starts (then the
- * packet's data must start at 'inner') and an IPv4 packet longer than the
- * MTU, DF clear, goes as fragments; without it, neither is sent. */
+/* Sends the inner packet 'inner' of 'len' bytes of 'pkt', parsed into
+ * 'ip', to the peer of 'way', the way it goes.  Under the lock, a packet
+ * for a peer without a session waits in the peer's queue while a handshake
+ * starts (then the packet's data must start at 'inner') and an IPv4 packet
+ * longer than the MTU, DF clear, goes as fragments; without it, neither is
+ * sent. */
 enum netdev_wg_sent
 netdev_wg_tx_inner(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
                    struct netdev_wg_way *way, struct dp_packet *pkt,
-                   uint8_t *inner, size_t len)
+                   uint8_t *inner, size_t len, const struct pkt_ip_frame *ip)
 {
     if (way->locked && !wg_device_peer_has_session(wg->dev, way->peer)) {
         netdev_wg_tx_enqueue(wg, netdev_wg_peer_of(way->peer), pkt);
         wg_device_peer_initiate(wg->dev, way->peer);
         return NETDEV_WG_KEPT;
     } else if (len <= way->mtu) {
-        return (netdev_wg_send_one(wg, tx, way, pkt, inner, len)
+        return (netdev_wg_send_one(wg, tx, way, pkt, inner, len, ip)
                 ? NETDEV_WG_SENT : NETDEV_WG_NOT_SENT);
     } else if (ovs_compat_pkt_is_tso(pkt) && way->tso) {
-        return netdev_wg_send_super(wg, tx, way, pkt, inner, len);
+        return netdev_wg_send_super(wg, tx, way, pkt, inner, len, ip);
     } else if (way->locked) {
         netdev_wg_send_fragments(wg, tx, way->peer, inner, len);
         return NETDEV_WG_SENT;
@@ -678,19 +680,25 @@ netdev_wg_tx_inner(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
     return NETDEV_WG_NOT_SENT;
 }
 
-/* Sends inner packet 'pkt' (its data starts at the IP header) to 'peer'
- * under the port's lock, or queues it until the peer has a session.
- * Takes ownership of 'pkt'. */
+/* Sends inner packet 'pkt' (its data starts at the IP header), parsed into
+ * 'ip' (NULL: parsed here), to 'peer' under the port's lock, or queues it
+ * until the peer has a session.  Takes ownership of 'pkt'. */
 void
 netdev_wg_tx_locked(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
-                    struct wg_peer *peer, struct dp_packet *pkt)
+                    struct wg_peer *peer, struct dp_packet *pkt,
+                    const struct pkt_ip_frame *ip)
 {
     struct netdev_wg_way way = {
         .locked = true, .peer = peer, .mtu = wg->mtu, .tso = true,
     };
+    struct pkt_ip_frame own;
 
+    if (!ip) {
+        pkt_ip_frame_parse(&own, dp_packet_data(pkt), dp_packet_size(pkt), 0);
+        ip = &own;
+    }
     if (netdev_wg_tx_inner(wg, tx, &way, pkt, dp_packet_data(pkt),
-                           dp_packet_size(pkt)) != NETDEV_WG_KEPT) {
+                           dp_packet_size(pkt), ip) != NETDEV_WG_KEPT) {
         dp_packet_delete(pkt);
     }
 }
@@ -736,7 +744,7 @@ netdev_wg_tx_session_ready(void *aux, struct wg_peer *peer)
     /* Packets that cannot go now return to the queue, so stop after one
      * pass. */
     while (n-- && (pkt = netdev_wg_tx_dequeue(wg, np))) {
-        netdev_wg_tx_locked(wg, &wg->tx, peer, pkt);
+        netdev_wg_tx_locked(wg, &wg->tx, peer, pkt, NULL);
     }
 }
 

@@ -36,6 +36,8 @@ struct in6_addr;
 struct netdev_wg_tx;
 struct netdev_wireguard;
 struct pkt_gso_slot;
+struct pkt_ip_frame;
+struct pkt_ip_info;
 
 /* Where a send without the lock goes: the peer's endpoint; and when. */
 struct netdev_wg_unlocked_dst {
@@ -97,12 +99,15 @@ void netdev_wg_tx_count_late(struct netdev_wireguard *wg,
  * 'way', the way it goes.  Under the lock, a packet for a peer without a
  * session waits in the peer's queue while a handshake starts (then the
  * packet's data must start at 'inner') and an IPv4 packet longer than the
- * MTU, DF clear, goes as fragments; without it, neither is sent. */
+ * MTU, DF clear, goes as fragments; without it, neither is sent.  'ip' is
+ * the packet's one parse (pkt_ip_frame_parse()), which every step below
+ * takes instead of parsing again. */
 enum netdev_wg_sent netdev_wg_tx_inner(struct netdev_wireguard *wg,
                                        struct netdev_wg_tx *tx,
                                        struct netdev_wg_way *way,
                                        struct dp_packet *pkt,
-                                       uint8_t *inner, size_t len);
+                                       uint8_t *inner, size_t len,
+                                       const struct pkt_ip_frame *ip);
 
 /* Ends 'way': without the lock, gives back what is left of its
  * reservation and counts what it sent, for the port and for the peer. */
@@ -114,18 +119,20 @@ void netdev_wg_way_end(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
  * coverage counter. */
 void netdev_wg_tx_drop(struct netdev_wireguard *wg, enum netdev_wg_counter c);
 
-/* Sends inner packet 'pkt' (its data starts at the IP header) to 'peer'
- * under the port's lock, or queues it until the peer has a session.
- * Takes ownership of 'pkt'. */
+/* Sends inner packet 'pkt' (its data starts at the IP header), parsed into
+ * 'ip' (NULL: parsed here), to 'peer' under the port's lock, or queues it
+ * until the peer has a session.  Takes ownership of 'pkt'. */
 void netdev_wg_tx_locked(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
-                         struct wg_peer *peer, struct dp_packet *pkt);
+                         struct wg_peer *peer, struct dp_packet *pkt,
+                         const struct pkt_ip_frame *ip);
 
-/* Takes one frame from the bridge at 'now' (the adapter's clock, read
- * once a batch), under the port's lock: answers ARP/ND, drops what
- * WireGuard cannot carry, sends IP packets to their peer.  Takes
- * ownership. */
+/* Takes one frame from the bridge, parsed into 'ip' (netdev_wg_tx_parse()),
+ * at 'now' (the adapter's clock, read once a batch), under the port's
+ * lock: answers ARP/ND, drops what WireGuard cannot carry, sends IP
+ * packets to their peer.  Takes ownership. */
 void netdev_wg_tx_frame(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
-                        struct dp_packet *pkt, long long int now)
+                        struct dp_packet *pkt, const struct pkt_ip_frame *ip,
+                        long long int now)
     OVS_REQUIRES(wg->mutex);
 
 /* Whether 'tx' taught the adapter source 'src' at 'mac' less than
@@ -134,13 +141,13 @@ bool netdev_wg_tx_learned(const struct netdev_wg_tx *tx,
                           const struct in6_addr *src, struct eth_addr mac,
                           long long int now);
 
-/* Cuts the TCP super-packet of 'len' bytes at 'inner' into segments of
- * 'mss' payload bytes, straight into the 'n_slots' message slots of 'size'
- * bytes from 'base' on, described in 'slots' (NETDEV_WG_TX_SLOTS).  Needs
- * no lock.  Returns true on success. */
-bool netdev_wg_cut_into(const void *inner, size_t len, size_t mss,
-                        uint8_t *base, size_t size, size_t n_slots,
-                        struct pkt_gso_slot *slots);
+/* Cuts the TCP super-packet at 'inner', parsed into 'info', into segments
+ * of 'mss' payload bytes, straight into the 'n_slots' message slots of
+ * 'size' bytes from 'base' on, described in 'slots' (NETDEV_WG_TX_SLOTS).
+ * Needs no lock.  Returns true on success. */
+bool netdev_wg_cut_into(const void *inner, const struct pkt_ip_info *info,
+                        size_t mss, uint8_t *base, size_t size,
+                        size_t n_slots, struct pkt_gso_slot *slots);
 
 /* Cancels the 'n' pending messages of 'tx' from 'first' on: each releases
  * its keypair and leaves its slot unused until the flush.  Returns their

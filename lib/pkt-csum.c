@@ -215,26 +215,34 @@ pkt_csum_sctp_fill(uint8_t *l4, size_t l4_total)
 }
 
 int
-pkt_csum_l4_fill(void *pkt_, size_t len)
+pkt_csum_l4_fill(void *pkt, size_t len)
 {
     struct pkt_ip_info info;
+
+    return (pkt_ip_parse(pkt, len, &info)
+            ? EINVAL : pkt_csum_l4_fill_parsed(pkt, &info));
+}
+
+int
+pkt_csum_l4_fill_parsed(void *pkt_, const struct pkt_ip_info *info)
+{
     uint8_t *pkt = pkt_;
     size_t l4_total;
     uint8_t *l4;
     uint32_t sum;
 
-    if (pkt_ip_parse(pkt, len, &info) || pkt_csum_l4_ofs(info.l4_proto) < 0) {
+    if (pkt_csum_l4_ofs(info->l4_proto) < 0) {
         return EINVAL;
     }
-    l4 = pkt + info.l3_len;
-    l4_total = info.pkt_len - info.l3_len;
-    if (info.l4_proto == IPPROTO_SCTP) {
+    l4 = pkt + info->l3_len;
+    l4_total = info->pkt_len - info->l3_len;
+    if (info->l4_proto == IPPROTO_SCTP) {
         pkt_csum_sctp_fill(l4, l4_total);
         return 0;
     }
-    pkt_put16(l4 + pkt_csum_l4_ofs(info.l4_proto), 0);
-    sum = pkt_csum_partial(l4, l4_total, pkt_csum_l4_pseudo(pkt, &info));
-    pkt_csum_l4_finish(l4, &info, sum);
+    pkt_put16(l4 + pkt_csum_l4_ofs(info->l4_proto), 0);
+    sum = pkt_csum_partial(l4, l4_total, pkt_csum_l4_pseudo(pkt, info));
+    pkt_csum_l4_finish(l4, info, sum);
     return 0;
 }
 

@@ -54,6 +54,8 @@
 #include <stdint.h>
 #include "openvswitch/types.h"
 
+struct pkt_ip_info;
+
 /* Adds the 'n' bytes at 'data' to the partial checksum 'initial' (0 to start
  * a new sum) and returns the new partial sum, folded to 16 bits. */
 uint32_t pkt_csum_partial(const void *data, size_t n, uint32_t initial);
@@ -80,6 +82,11 @@ pkt_csum_fold(uint32_t partial)
  * as 0xffff.  Returns 0, or EINVAL if the packet does not parse or carries
  * another protocol (the packet is then unchanged). */
 int pkt_csum_l4_fill(void *pkt, size_t len);
+
+/* The same for a packet already parsed: 'info' is what pkt_ip_parse()
+ * gave for it (see pkt_ip_frame_parse()), which this trusts and does not
+ * check again.  Returns 0, or EINVAL for another protocol. */
+int pkt_csum_l4_fill_parsed(void *pkt, const struct pkt_ip_info *info);
 
 /* Like pkt_csum_l4_fill(), but copies the packet's 'len' bytes to 'dst'
  * (which must have room for 'len' bytes and must not overlap 'pkt') and

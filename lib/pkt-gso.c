@@ -170,17 +170,17 @@ pkt_gso_job_sums(struct pkt_gso_job *job)
                                                         IPPROTO_TCP));
 }
 
-/* Initializes 'job' for the TCP packet 'pkt' of 'len' bytes. */
+/* Initializes 'job' for the packet 'pkt' parsed into 'info'. */
 static int
-pkt_gso_job_init(struct pkt_gso_job *job, const uint8_t *pkt, size_t len)
+pkt_gso_job_init(struct pkt_gso_job *job, const uint8_t *pkt,
+                 const struct pkt_ip_info *info)
 {
     const uint8_t *tcp;
-    int error;
 
-    error = pkt_ip_parse(pkt, len, &job->info);
-    if (error || job->info.l4_proto != IPPROTO_TCP) {
+    if (info->l4_proto != IPPROTO_TCP) {
         return EINVAL;
     }
+    job->info = *info;
     tcp = pkt + job->info.l3_len;
     job->pkt = pkt;
     job->hdr_len = job->info.l3_len + job->info.l4_len;
@@ -197,11 +197,26 @@ pkt_gso_segment(const void *pkt, size_t len,
                 const struct pkt_gso_params *params,
                 struct pkt_gso_slot *slots, size_t n_slots, size_t *n_segs)
 {
+    struct pkt_ip_info info;
+
+    *n_segs = 0;
+    return (pkt_ip_parse(pkt, len, &info)
+            ? EINVAL
+            : pkt_gso_segment_parsed(pkt, &info, params, slots, n_slots,
+                                     n_segs));
+}
+
+int
+pkt_gso_segment_parsed(const void *pkt, const struct pkt_ip_info *info,
+                       const struct pkt_gso_params *params,
+                       struct pkt_gso_slot *slots, size_t n_slots,
+                       size_t *n_segs)
+{
     struct pkt_gso_job job;
     size_t n, ofs = 0;
 
     *n_segs = 0;
-    if (!params->mss || pkt_gso_job_init(&job, pkt, len)) {
+    if (!params->mss || pkt_gso_job_init(&job, pkt, info)) {
         return EINVAL;
     }
     n = pkt_gso_n_segs(&job.info, params->mss);

@@ -92,4 +92,12 @@ int pkt_gso_segment(const void *pkt, size_t len,
                     struct pkt_gso_slot *slots, size_t n_slots,
                     size_t *n_segs);
 
+/* The same for a packet already parsed: 'info' is what pkt_ip_parse() gave
+ * for the packet at 'pkt' (see pkt_ip_frame_parse()), which this trusts and
+ * does not check again. */
+int pkt_gso_segment_parsed(const void *pkt, const struct pkt_ip_info *info,
+                           const struct pkt_gso_params *params,
+                           struct pkt_gso_slot *slots, size_t n_slots,
+                           size_t *n_segs);
+
 #endif /* pkt-gso.h */

@@ -20,8 +20,36 @@
 #include <errno.h>
 #include <string.h>
 
+#include "ovs-atomic.h"
 #include "pkt-util.h"
 #include "unaligned.h"
+
+#ifdef WG_TEST_HOOKS
+/* Parses so far, every depth, every thread: pkt_ip_parses_for_test(). */
+static atomic_ullong pkt_ip_n_parses = 0;
+
+static void
+pkt_ip_count_parse(void)
+{
+    unsigned long long int orig;
+
+    atomic_add_relaxed(&pkt_ip_n_parses, 1, &orig);
+}
+
+unsigned long long int
+pkt_ip_parses_for_test(void)
+{
+    unsigned long long int n;
+
+    atomic_read_relaxed(&pkt_ip_n_parses, &n);
+    return n;
+}
+#else
+static inline void
+pkt_ip_count_parse(void)
+{
+}
+#endif
 
 int
 pkt_ip_family(const void *pkt_, size_t len)
@@ -80,6 +108,7 @@ pkt_ip_parse_ipv6(const uint8_t *pkt, size_t len, struct pkt_ip_info *info)
 int
 pkt_ip_parse_l3(const void *pkt, size_t len, struct pkt_ip_info *info)
 {
+    pkt_ip_count_parse();
     switch (pkt_ip_family(pkt, len)) {
     case AF_INET:
         return pkt_ip_parse_ipv4(pkt, len, info);
@@ -143,17 +172,17 @@ pkt_ip_l4_len(const uint8_t *pkt, const struct pkt_ip_info *info,
     }
 }
 
-int
-pkt_ip_parse(const void *pkt_, size_t len, struct pkt_ip_info *info)
+/* Goes on from the result of pkt_ip_parse_l3() in 'info' to the depth of
+ * pkt_ip_parse() for the packet at 'pkt'. */
+static int
+pkt_ip_parse_upper(const uint8_t *pkt, struct pkt_ip_info *info)
 {
-    const uint8_t *pkt = pkt_;
     size_t room;
 
-    if (pkt_ip_parse_l3(pkt, len, info)
-        || (info->ipv6
-            ? pkt_ip_parse_ipv6_ext(pkt, info)
-            : pkt_get16(pkt + PKT_IP4_OFS(ip_frag_off))
-              & (IP_MORE_FRAGMENTS | IP_FRAG_OFF_MASK))) {
+    if (info->ipv6
+        ? pkt_ip_parse_ipv6_ext(pkt, info)
+        : pkt_get16(pkt + PKT_IP4_OFS(ip_frag_off))
+          & (IP_MORE_FRAGMENTS | IP_FRAG_OFF_MASK)) {
         return EINVAL;
     }
     room = info->pkt_len - info->l3_len;
@@ -164,6 +193,35 @@ pkt_ip_parse(const void *pkt_, size_t len, struct pkt_ip_info *info)
     }
     info->payload_len = room - info->l4_len;
     return 0;
+}
+
+int
+pkt_ip_parse(const void *pkt, size_t len, struct pkt_ip_info *info)
+{
+    return (pkt_ip_parse_l3(pkt, len, info)
+            || pkt_ip_parse_upper(pkt, info)) ? EINVAL : 0;
+}
+
+void
+pkt_ip_frame_parse(struct pkt_ip_frame *f, const void *frame, size_t len,
+                   size_t l3_ofs)
+{
+    const uint8_t *ip = (const uint8_t *) frame + l3_ofs;
+
+    memset(f, 0, sizeof *f);
+    f->l3_ofs = l3_ofs;
+    f->l3_ok = l3_ofs <= len && !pkt_ip_parse_l3(ip, len - l3_ofs, &f->l3);
+    f->l4 = f->l3;
+    f->l4_ok = f->l3_ok && !pkt_ip_parse_upper(ip, &f->l4);
+}
+
+bool
+pkt_ip_frame_ovs_agrees(const struct pkt_ip_frame *f, uint16_t ovs_l3_ofs,
+                        uint16_t ovs_l4_ofs)
+{
+    return ((ovs_l3_ofs == UINT16_MAX || ovs_l3_ofs == f->l3_ofs)
+            && (ovs_l4_ofs == UINT16_MAX || !f->l4_ok
+                || ovs_l4_ofs == f->l3_ofs + f->l4.l3_len));
 }
 
 void

@@ -41,6 +41,26 @@
  * partial sum of the TCP/UDP pseudo header (RFC 793, RFC 8200 8.1), in the
  * partial-sum form of OVS's lib/csum.h.
  *
+ * A frame on its way out is parsed once: pkt_ip_frame_parse() makes both
+ * depths' results in one pass (struct pkt_ip_frame), and every step after
+ * it (the layer-2 judge, checksum completion, segmentation, the address
+ * read) takes that result instead of parsing again.
+ *
+ * Why not OVS's own parsing: flow extraction (miniflow_extract(), or
+ * parse_tcp_flags()) fills a flow key and the packet's l3_ofs/l4_ofs, but
+ * not what the steps here need and must not trust blindly: the IP length
+ * field against the bytes the buffer really has (a truncating action, or a
+ * frame changed after extraction, makes them differ), the TCP header's
+ * length, whether an IPv4 packet is a fragment and which protocol follows
+ * the IPv6 extension headers.  The offsets are there only where the
+ * datapath parsed the packet at its input (a packet the port queued
+ * itself has none), actions may have changed the packet since, and the
+ * receive side works on bare decrypted packets that no flow extraction has
+ * seen.  So the port parses with this module, once, and takes OVS's
+ * offsets, where the datapath set them, only as a check of that parse
+ * (pkt_ip_frame_ovs_agrees()): both give the same header starts, or the
+ * port's parse, which checked every length against the buffer, wins.
+ *
  * Only OVS's packets.h, csum.h and unaligned.h are used: the protocol
  * files (wg-*) may include this header. */
 
@@ -72,6 +92,18 @@ struct pkt_ip_info {
     uint32_t payload_len;       /* pkt_len - l3_len - l4_len. */
 };
 
+/* One parse of the IP packet in a frame, made once on the way out and
+ * handed to every step after it. */
+struct pkt_ip_frame {
+    size_t l3_ofs;              /* Offset of the IP header in the frame. */
+    bool l3_ok;                 /* pkt_ip_parse_l3() accepts the packet: its
+                                 * result is 'l3'. */
+    bool l4_ok;                 /* pkt_ip_parse() accepts it too: its result
+                                 * is 'l4'. */
+    struct pkt_ip_info l3;      /* What pkt_ip_parse_l3() gives. */
+    struct pkt_ip_info l4;      /* What pkt_ip_parse() gives. */
+};
+
 /* Returns AF_INET or AF_INET6 if the 'len' bytes at 'pkt' hold the fixed
  * header of that IP version, otherwise AF_UNSPEC. */
 int pkt_ip_family(const void *pkt, size_t len);
@@ -81,6 +113,21 @@ int pkt_ip_family(const void *pkt, size_t len);
  * holds nothing useful). */
 int pkt_ip_parse_l3(const void *pkt, size_t len, struct pkt_ip_info *info);
 int pkt_ip_parse(const void *pkt, size_t len, struct pkt_ip_info *info);
+
+/* Parses the IP packet that starts 'l3_ofs' bytes into the 'len'-byte
+ * 'frame' into 'f', both depths in one pass: 'f->l3' and 'f->l4' then hold
+ * exactly what pkt_ip_parse_l3() and pkt_ip_parse() give for the bytes
+ * from 'l3_ofs' on, where 'l3_ok' and 'l4_ok' say they succeed.  Reads
+ * nothing outside the frame, whatever 'l3_ofs' is. */
+void pkt_ip_frame_parse(struct pkt_ip_frame *f, const void *frame,
+                        size_t len, size_t l3_ofs);
+
+/* Returns true if the network and transport header offsets that OVS's
+ * flow extraction stored with a packet ('ovs_l3_ofs', 'ovs_l4_ofs', each
+ * UINT16_MAX if unset) agree with the parse 'f' of its frame: each one set
+ * is where 'f' found that header. */
+bool pkt_ip_frame_ovs_agrees(const struct pkt_ip_frame *f,
+                             uint16_t ovs_l3_ofs, uint16_t ovs_l4_ofs);
 
 /* Offset of the source address in an IPv6 or IPv4 header; the destination
  * address follows it. */
@@ -127,5 +174,10 @@ pkt_ip_pseudo_add_len(uint32_t base, size_t l4_total)
 {
     return csum_add32(base, htonl(l4_total));
 }
+
+#ifdef WG_TEST_HOOKS
+/* Parses made so far, of either depth, by any thread (test builds). */
+unsigned long long int pkt_ip_parses_for_test(void);
+#endif
 
 #endif /* pkt-ip.h */

@@ -32,6 +32,7 @@ TESTSUITE_AT = \
 	tests/pkt-gro.at \
 	tests/pkt-gso.at \
 	tests/pkt-ecn.at \
+	tests/pkt-ip.at \
 	tests/pkt-mtu.at \
 	tests/wg-device.at \
 	tests/wg-uapi.at \

@@ -25,6 +25,7 @@
 #include "dp-packet.h"
 #include "fuzz-util.h"
 #include "packets.h"
+#include "pkt-ip.h"
 #include "pkt-mtu.h"
 #include "util.h"
 
@@ -93,14 +94,16 @@ fuzz_from_bridge(const uint8_t *frame, size_t len, bool all)
 {
     struct bridge_l2_egress out, fast;
     enum bridge_l2_eg_action action;
+    struct pkt_ip_frame ip;
     struct in6_addr src;
     struct dp_packet *pkt;
     bool to_peer;
 
     /* The unlocked judgment agrees with the locked one. */
-    to_peer = bridge_l2_from_bridge_unlocked(fuzz_l2, frame, len, &fast,
+    pkt_ip_frame_parse(&ip, frame, len, ETH_HEADER_LEN);
+    to_peer = bridge_l2_from_bridge_unlocked(fuzz_l2, frame, len, &ip, &fast,
                                              &src);
-    action = bridge_l2_from_bridge(fuzz_l2, frame, len, fuzz_now,
+    action = bridge_l2_from_bridge(fuzz_l2, frame, len, NULL, fuzz_now,
                                    fuzz_routable, &all, &out);
     FUZZ_CHECK(to_peer == (action == BRIDGE_L2_EG_TO_PEER));
     FUZZ_CHECK(!to_peer || (fast.l3_len == out.l3_len

@@ -26,6 +26,7 @@
 #include "csum.h"
 #include "dp-packet.h"
 #include "ovs-compat.h"
+#include "pkt-ip.h"
 #include "util.h"
 #include "wgtest.h"
 
@@ -222,18 +223,28 @@ l2t_from_bridge(struct bridge_l2 *l2, const void *frame, size_t len,
 {
     struct bridge_l2_egress fast;
     enum bridge_l2_eg_action action;
+    unsigned long long int parses;
+    struct pkt_ip_frame ip;
     struct in6_addr src;
     bool to_peer;
 
-    to_peer = bridge_l2_from_bridge_unlocked(l2, frame, len, &fast, &src);
-    action = bridge_l2_from_bridge(l2, frame, len, now, l2t_routable,
+    /* The unlocked way takes the frame's one parse and parses nothing
+     * more; the locked way, given none, parses it itself. */
+    pkt_ip_frame_parse(&ip, frame, len, ETH_HEADER_LEN);
+    parses = pkt_ip_parses_for_test();
+    to_peer = bridge_l2_from_bridge_unlocked(l2, frame, len, &ip, &fast,
+                                             &src);
+    WGTEST_CHECK(pkt_ip_parses_for_test() == parses);
+    action = bridge_l2_from_bridge(l2, frame, len, NULL, now, l2t_routable,
                                    CONST_CAST(struct l2t_routes *, routes),
                                    out);
     WGTEST_CHECK(to_peer == (action == BRIDGE_L2_EG_TO_PEER));
     WGTEST_CHECK(!to_peer
                  || (fast.l3_ofs == out->l3_ofs && fast.l3_len == out->l3_len
                      && fast.family == out->family
-                     && !memcmp(fast.dst, out->dst, sizeof fast.dst)));
+                     && !memcmp(fast.dst, out->dst, sizeof fast.dst)
+                     && ipv6_addr_equals(&fast.src, &out->src)
+                     && ipv6_addr_equals(&src, &out->src)));
     l2t_take(&out->reply, out->reply_len, reply);
     return action;
 }
