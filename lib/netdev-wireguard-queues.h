@@ -155,6 +155,7 @@ struct netdev_wg_rxq {
     struct netdev_wg_ring to_bridge OVS_GUARDED;
     uint64_t round_bytes;       /* Of the current round, not yet added. */
     bool round_locked;          /* The round took the port's lock. */
+    bool ipv6_first;            /* The next call reads IPv6 first. */
     struct netdev_wg_rx_counts counts;
     struct netdev_wg_resolved resolved[NETDEV_WG_RX_RESOLVED];
 };

@@ -42,7 +42,8 @@
 /* Peer to bridge: the receive path of a wireguard port, top to bottom.
  *
  * netdev_wg_rx_recv() runs a receive round on a queue when nothing of it
- * waits for the bridge, once per socket (IPv4, IPv6) of the queue:
+ * waits for the bridge, on one socket of the queue (IPv4, IPv6, first
+ * each in turn), and on the other only if the first had nothing:
  *
  *   1. recvmmsg() with UDP GRO, holding only the sockets' read lock;
  *   2. the device begins each data message to its peer's current keypair,
@@ -609,8 +610,9 @@ netdev_wg_rx_count(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
     }
 }
 
-/* One receive round of queue 'q' on its socket for 'family'. */
-static void
+/* One receive round of queue 'q' on its socket for 'family'.  Returns
+ * false if the socket had nothing to read. */
+static bool
 netdev_wg_rx_round(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
                    int qid, int family)
     OVS_EXCLUDED(wg->mutex)
@@ -621,7 +623,7 @@ netdev_wg_rx_round(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
     bool gro;
 
     if (!n_reads) {
-        return;
+        return false;
     }
     n_handshakes = netdev_wg_rx_split(q, n_reads, &over);
     n_read = q->n_msgs + over;
@@ -650,6 +652,7 @@ netdev_wg_rx_round(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
         ovs_mutex_unlock(&wg->mutex);
     }
     q->n_msgs = 0;
+    return true;
 }
 
 /* Moves at most NETDEV_MAX_BURST packets of 'q''s ring into 'batch', all
@@ -698,8 +701,15 @@ netdev_wg_rx_recv(struct netdev_wireguard *wg, int qid,
         return EAGAIN;          /* A queue being removed. */
     }
     if (!netdev_wg_rx_waiting(q)) {
-        netdev_wg_rx_round(wg, q, qid, AF_INET);
-        netdev_wg_rx_round(wg, q, qid, AF_INET6);
+        /* One read when the first socket had something; the families take
+         * turns being first, so neither starves the other. */
+        int first = q->ipv6_first ? AF_INET6 : AF_INET;
+
+        q->ipv6_first = !q->ipv6_first;
+        if (!netdev_wg_rx_round(wg, q, qid, first)) {
+            netdev_wg_rx_round(wg, q, qid,
+                               first == AF_INET ? AF_INET6 : AF_INET);
+        }
     }
     return netdev_wg_rx_pop(wg, q, batch);
 }

@@ -50,11 +50,13 @@ static struct {
     enum wg_crypto_aead_backend backend;    /* For keys created next. */
 } wg_crypto;
 
-/* Per key, for the backend chosen when it was created: with OpenSSL, one
- * context per direction, keyed once, so that a packet only sets its nonce;
- * with intel-ipsec-mb, the key itself (its jobs take the raw key, followed
- * by the room the library may read).  A key must not be used by two threads
- * at the same time. */
+/* Per key, for the backend chosen when it was created, the key itself
+ * (intel-ipsec-mb's jobs take the raw key, followed by the room the library
+ * may read; OpenSSL contexts are keyed from it) and, for OpenSSL, the
+ * number that names it in the threads' contexts (wg_aead_thread_ctx()).
+ * A key seals or opens on any number of threads at once.  The one-shot
+ * forms for handshake messages use a key of their own on the stack with
+ * its own context ('once'), on one thread. */
 #ifdef WG_HAVE_IPSEC_MB
 #define WG_AEAD_RAW_ROOM WG_AEAD_IPSECMB_KEY_ROOM
 #else
@@ -62,13 +64,86 @@ static struct {
 #endif
 struct wg_aead_key {
     enum wg_crypto_aead_backend backend;
-    struct ovs_mutex mutex;     /* OpenSSL: a context serves one call at a
-                                 * time, and a key may seal on several
-                                 * threads (wg_device_encrypt_finish()). */
-    EVP_CIPHER_CTX *enc;        /* Used with 'mutex' held. */
-    EVP_CIPHER_CTX *dec;
+    uint64_t id;                /* OpenSSL: never 0, never reused. */
+    EVP_CIPHER_CTX *once;       /* One-shot forms only. */
     uint8_t raw[WG_AEAD_RAW_ROOM];
 };
+
+/* OpenSSL contexts per thread: a context serves one call at a time, so
+ * each thread keeps its own, WG_AEAD_THREAD_SLOTS per direction, each
+ * keyed for the key whose 'id' it holds and keyed again (EVP_CipherInit_ex2()
+ * with the key only) when the slot serves another key.  A thread sealing
+ * to a few peers finds their keys in place; no thread waits for another.
+ * A slot keeps its key's schedule until it is keyed again or its thread
+ * exits (then the context is freed, which clears it). */
+#define WG_AEAD_THREAD_SLOTS 8
+struct wg_aead_thread {
+    uint64_t id[2][WG_AEAD_THREAD_SLOTS];   /* [enc][slot]; 0: unkeyed. */
+    EVP_CIPHER_CTX *ctx[2][WG_AEAD_THREAD_SLOTS];
+};
+
+static ovsthread_key_t wg_aead_thread_key;
+static atomic_uint64_t wg_aead_next_id = 1;
+
+static void
+wg_aead_thread_free(void *t_)
+{
+    struct wg_aead_thread *t = t_;
+
+    for (size_t i = 0; i < 2 * WG_AEAD_THREAD_SLOTS; i++) {
+        EVP_CIPHER_CTX_free(t->ctx[i / WG_AEAD_THREAD_SLOTS]
+                                  [i % WG_AEAD_THREAD_SLOTS]);
+    }
+    free(t);
+}
+
+/* The calling thread's contexts, allocated on first use. */
+static struct wg_aead_thread *
+wg_aead_thread_get(void)
+{
+    static struct ovsthread_once once = OVSTHREAD_ONCE_INITIALIZER;
+    struct wg_aead_thread *t;
+
+    if (ovsthread_once_start(&once)) {
+        ovsthread_key_create(&wg_aead_thread_key, wg_aead_thread_free);
+        ovsthread_once_done(&once);
+    }
+    t = ovsthread_getspecific(wg_aead_thread_key);
+    if (!t) {
+        t = xzalloc(sizeof *t);
+        ovsthread_setspecific(wg_aead_thread_key, t);
+    }
+    return t;
+}
+
+/* The calling thread's context for 'k' in direction 'enc', keyed for it,
+ * or NULL on library failure. */
+static EVP_CIPHER_CTX *
+wg_aead_thread_ctx(const struct wg_aead_key *k, bool enc)
+{
+    struct wg_aead_thread *t;
+    size_t slot;
+
+    if (k->once) {
+        return k->once;
+    }
+    t = wg_aead_thread_get();
+    slot = k->id % WG_AEAD_THREAD_SLOTS;
+    if (t->id[enc][slot] != k->id) {
+        EVP_CIPHER_CTX **ctx = &t->ctx[enc][slot];
+
+        t->id[enc][slot] = 0;
+        if (!*ctx) {
+            *ctx = EVP_CIPHER_CTX_new();
+        }
+        if (!*ctx || EVP_CipherInit_ex2(*ctx, wg_crypto.chacha, k->raw, NULL,
+                                        enc, NULL) != 1) {
+            return NULL;
+        }
+        t->id[enc][slot] = k->id;
+    }
+    return t->ctx[enc][slot];
+}
 
 /* Reports a library failure in 'what' (counted, logged, never data). */
 static void
@@ -297,18 +372,19 @@ wg_aead_key_create__(enum wg_crypto_aead_backend backend,
                      const uint8_t key[WG_KEY_LEN])
 {
     struct wg_aead_key *k = xzalloc(sizeof *k);
+    uint64_t id;
 
-    ovs_mutex_init(&k->mutex);
     k->backend = backend;
-    if (k->backend == WG_CRYPTO_AEAD_IPSECMB) {
-        memcpy(k->raw, key, WG_KEY_LEN);
-        return k;
-    }
-    k->enc = wg_aead_ctx_create__(key, true);
-    k->dec = k->enc ? wg_aead_ctx_create__(key, false) : NULL;
-    if (!k->dec) {
-        wg_aead_key_destroy(k);
-        return NULL;
+    memcpy(k->raw, key, WG_KEY_LEN);
+    if (k->backend == WG_CRYPTO_AEAD_OPENSSL) {
+        atomic_add_relaxed(&wg_aead_next_id, 1, &id);
+        k->id = id;
+        /* Keyed once here, so that a key the library refuses fails now. */
+        if (!wg_aead_thread_ctx(k, true) || !wg_aead_thread_ctx(k, false)) {
+            wg_crypto_log_failure("ChaCha20-Poly1305 key setup");
+            wg_aead_key_destroy(k);
+            return NULL;
+        }
     }
     return k;
 }
@@ -331,10 +407,6 @@ void
 wg_aead_key_destroy(struct wg_aead_key *k)
 {
     if (k) {
-        /* Freeing a context makes OpenSSL clear its key schedule. */
-        EVP_CIPHER_CTX_free(k->enc);
-        EVP_CIPHER_CTX_free(k->dec);
-        ovs_mutex_destroy(&k->mutex);
         wg_crypto_wipe(k, sizeof *k);
         free(k);
     }
@@ -454,13 +526,9 @@ wg_aead_seal_backend(const struct wg_aead_key *k,
                                    ad, ad_len, dst + len);
     }
 #endif
-    struct wg_aead_key *key = CONST_CAST(struct wg_aead_key *, k);
-    bool ok;
+    EVP_CIPHER_CTX *ctx = wg_aead_thread_ctx(k, true);
 
-    ovs_mutex_lock(&key->mutex);
-    ok = wg_aead_seal__(key->enc, nonce, dst, src, len, ad, ad_len);
-    ovs_mutex_unlock(&key->mutex);
-    return ok;
+    return ctx && wg_aead_seal__(ctx, nonce, dst, src, len, ad, ad_len);
 }
 
 static bool
@@ -474,13 +542,9 @@ wg_aead_open_backend(const struct wg_aead_key *k,
         return wg_aead_open_ipsecmb(k, nonce, dst, src, pt_len, ad, ad_len);
     }
 #endif
-    struct wg_aead_key *key = CONST_CAST(struct wg_aead_key *, k);
-    bool ok;
+    EVP_CIPHER_CTX *ctx = wg_aead_thread_ctx(k, false);
 
-    ovs_mutex_lock(&key->mutex);
-    ok = wg_aead_open__(key->dec, nonce, dst, src, pt_len, ad, ad_len);
-    ovs_mutex_unlock(&key->mutex);
-    return ok;
+    return ctx && wg_aead_open__(ctx, nonce, dst, src, pt_len, ad, ad_len);
 }
 
 bool
@@ -582,13 +646,11 @@ wg_crypto_aead_seal_once(const uint8_t key[WG_KEY_LEN], uint64_t counter,
                          uint8_t *dst, const uint8_t *src, size_t len,
                          const uint8_t *ad, size_t ad_len)
 {
-    struct wg_aead_key k = { .enc = wg_aead_ctx_create(key, true) };
+    struct wg_aead_key k = { .once = wg_aead_ctx_create(key, true) };
     bool ok;
 
-    ovs_mutex_init(&k.mutex);
-    ok = k.enc && wg_aead_seal(&k, counter, dst, src, len, ad, ad_len);
-    ovs_mutex_destroy(&k.mutex);
-    EVP_CIPHER_CTX_free(k.enc);
+    ok = k.once && wg_aead_seal(&k, counter, dst, src, len, ad, ad_len);
+    EVP_CIPHER_CTX_free(k.once);
     return ok;
 }
 
@@ -597,13 +659,11 @@ wg_crypto_aead_open_once(const uint8_t key[WG_KEY_LEN], uint64_t counter,
                          uint8_t *dst, const uint8_t *src, size_t len,
                          const uint8_t *ad, size_t ad_len)
 {
-    struct wg_aead_key k = { .dec = wg_aead_ctx_create(key, false) };
+    struct wg_aead_key k = { .once = wg_aead_ctx_create(key, false) };
     bool ok;
 
-    ovs_mutex_init(&k.mutex);
-    ok = k.dec && wg_aead_open(&k, counter, dst, src, len, ad, ad_len);
-    ovs_mutex_destroy(&k.mutex);
-    EVP_CIPHER_CTX_free(k.dec);
+    ok = k.once && wg_aead_open(&k, counter, dst, src, len, ad, ad_len);
+    EVP_CIPHER_CTX_free(k.once);
     return ok;
 }
 
