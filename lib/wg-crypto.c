@@ -53,7 +53,7 @@ static struct {
 /* Per key, for the backend chosen when it was created, the key itself
  * (intel-ipsec-mb's jobs take the raw key, followed by the room the library
  * may read; OpenSSL contexts are keyed from it) and, for OpenSSL, the
- * number that names it in the threads' contexts (wg_aead_thread_ctx()).
+ * number that names it in the threads' contexts (wg_crypto_evp_ctx()).
  * A key seals or opens on any number of threads at once.  The one-shot
  * forms for handshake messages use a key of their own on the stack with
  * its own context ('once'), on one thread. */
@@ -68,82 +68,6 @@ struct wg_aead_key {
     EVP_CIPHER_CTX *once;       /* One-shot forms only. */
     uint8_t raw[WG_AEAD_RAW_ROOM];
 };
-
-/* OpenSSL contexts per thread: a context serves one call at a time, so
- * each thread keeps its own, WG_AEAD_THREAD_SLOTS per direction, each
- * keyed for the key whose 'id' it holds and keyed again (EVP_CipherInit_ex2()
- * with the key only) when the slot serves another key.  A thread sealing
- * to a few peers finds their keys in place; no thread waits for another.
- * A slot keeps its key's schedule until it is keyed again or its thread
- * exits (then the context is freed, which clears it). */
-#define WG_AEAD_THREAD_SLOTS 8
-struct wg_aead_thread {
-    uint64_t id[2][WG_AEAD_THREAD_SLOTS];   /* [enc][slot]; 0: unkeyed. */
-    EVP_CIPHER_CTX *ctx[2][WG_AEAD_THREAD_SLOTS];
-};
-
-static ovsthread_key_t wg_aead_thread_key;
-static atomic_uint64_t wg_aead_next_id = 1;
-
-static void
-wg_aead_thread_free(void *t_)
-{
-    struct wg_aead_thread *t = t_;
-
-    for (size_t i = 0; i < 2 * WG_AEAD_THREAD_SLOTS; i++) {
-        EVP_CIPHER_CTX_free(t->ctx[i / WG_AEAD_THREAD_SLOTS]
-                                  [i % WG_AEAD_THREAD_SLOTS]);
-    }
-    free(t);
-}
-
-/* The calling thread's contexts, allocated on first use. */
-static struct wg_aead_thread *
-wg_aead_thread_get(void)
-{
-    static struct ovsthread_once once = OVSTHREAD_ONCE_INITIALIZER;
-    struct wg_aead_thread *t;
-
-    if (ovsthread_once_start(&once)) {
-        ovsthread_key_create(&wg_aead_thread_key, wg_aead_thread_free);
-        ovsthread_once_done(&once);
-    }
-    t = ovsthread_getspecific(wg_aead_thread_key);
-    if (!t) {
-        t = xzalloc(sizeof *t);
-        ovsthread_setspecific(wg_aead_thread_key, t);
-    }
-    return t;
-}
-
-/* The calling thread's context for 'k' in direction 'enc', keyed for it,
- * or NULL on library failure. */
-static EVP_CIPHER_CTX *
-wg_aead_thread_ctx(const struct wg_aead_key *k, bool enc)
-{
-    struct wg_aead_thread *t;
-    size_t slot;
-
-    if (k->once) {
-        return k->once;
-    }
-    t = wg_aead_thread_get();
-    slot = k->id % WG_AEAD_THREAD_SLOTS;
-    if (t->id[enc][slot] != k->id) {
-        EVP_CIPHER_CTX **ctx = &t->ctx[enc][slot];
-
-        t->id[enc][slot] = 0;
-        if (!*ctx) {
-            *ctx = EVP_CIPHER_CTX_new();
-        }
-        if (!*ctx || EVP_CipherInit_ex2(*ctx, wg_crypto.chacha, k->raw, NULL,
-                                        enc, NULL) != 1) {
-            return NULL;
-        }
-        t->id[enc][slot] = k->id;
-    }
-    return t->ctx[enc][slot];
-}
 
 /* Reports a library failure in 'what' (counted, logged, never data). */
 static void
@@ -367,18 +291,25 @@ wg_aead_ctx_create(const uint8_t key[WG_KEY_LEN], bool enc)
     return wg_crypto_ready() ? wg_aead_ctx_create__(key, enc) : NULL;
 }
 
+/* The calling thread's context for 'k' in direction 'enc', keyed for it,
+ * or NULL on library failure. */
+static EVP_CIPHER_CTX *
+wg_aead_thread_ctx(const struct wg_aead_key *k, bool enc)
+{
+    return (k->once ? k->once
+            : wg_crypto_evp_ctx(k->id, k->raw, wg_crypto.chacha, enc));
+}
+
 static struct wg_aead_key *
 wg_aead_key_create__(enum wg_crypto_aead_backend backend,
                      const uint8_t key[WG_KEY_LEN])
 {
     struct wg_aead_key *k = xzalloc(sizeof *k);
-    uint64_t id;
 
     k->backend = backend;
     memcpy(k->raw, key, WG_KEY_LEN);
     if (k->backend == WG_CRYPTO_AEAD_OPENSSL) {
-        atomic_add_relaxed(&wg_aead_next_id, 1, &id);
-        k->id = id;
+        k->id = wg_crypto_evp_new_id();
         /* Keyed once here, so that a key the library refuses fails now. */
         if (!wg_aead_thread_ctx(k, true) || !wg_aead_thread_ctx(k, false)) {
             wg_crypto_log_failure("ChaCha20-Poly1305 key setup");
@@ -639,6 +570,83 @@ wg_aead_open(struct wg_aead_key *k, uint64_t counter,
 
     wg_aead_counter_nonce(nonce, counter);
     return wg_aead_open_nonce(k, nonce, dst, src, len, ad, ad_len);
+}
+
+/* wg_aead_open_placed() on OpenSSL: two update calls, to two places. */
+static bool
+wg_aead_open_placed__(EVP_CIPHER_CTX *ctx,
+                      const uint8_t nonce[WG_AEAD_NONCE_LEN], uint8_t *buf,
+                      size_t split, size_t pt_len, wg_aead_place_func *place,
+                      void *aux, uint8_t **restp)
+{
+    uint8_t tag[WG_AEAD_TAG_LEN];
+    int final_len = -1;
+    uint8_t *rest;
+
+    memcpy(tag, buf + pt_len, sizeof tag);
+    if (!ctx || EVP_DecryptInit_ex(ctx, NULL, NULL, NULL, nonce) != 1
+        || EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, WG_AEAD_TAG_LEN,
+                               tag) != 1
+        || !wg_aead_update(ctx, buf, buf, split)) {
+        return false;
+    }
+    rest = place(aux, buf, split, pt_len - split);
+    *restp = rest = rest ? rest : buf + split;
+    return (wg_aead_update(ctx, rest, buf + split, pt_len - split)
+            && EVP_DecryptFinal_ex(ctx, rest + pt_len - split,
+                                   &final_len) == 1
+            && final_len == 0);
+}
+
+/* The backend's part of wg_aead_open_placed(). */
+static bool
+wg_aead_open_placed_backend(struct wg_aead_key *k,
+                            const uint8_t nonce[WG_AEAD_NONCE_LEN],
+                            uint8_t *buf, size_t split, size_t pt_len,
+                            wg_aead_place_func *place, void *aux,
+                            uint8_t **restp)
+{
+#ifdef WG_HAVE_IPSEC_MB
+    if (k->backend == WG_CRYPTO_AEAD_IPSECMB) {
+        uint8_t tag[WG_AEAD_TAG_LEN], received[WG_AEAD_TAG_LEN];
+        bool ok;
+
+        memcpy(received, buf + pt_len, sizeof received);
+        ok = (wg_aead_ipsecmb_open_placed(k->raw, nonce, buf, split, pt_len,
+                                          place, aux, restp, tag)
+              && wg_crypto_equal(tag, received, sizeof tag));
+        wg_crypto_wipe(tag, sizeof tag);
+        return ok;
+    }
+#endif
+    return wg_aead_open_placed__(wg_aead_thread_ctx(k, false), nonce, buf,
+                                 split, pt_len, place, aux, restp);
+}
+
+bool
+wg_aead_open_placed(struct wg_aead_key *k, uint64_t counter, uint8_t *buf,
+                    size_t len, size_t split, wg_aead_place_func *place,
+                    void *aux, uint8_t **restp)
+{
+    size_t pt_len = len - WG_AEAD_TAG_LEN;
+    uint8_t nonce[WG_AEAD_NONCE_LEN];
+
+    *restp = buf + MIN(split, len);
+    if (len < WG_AEAD_TAG_LEN || split >= pt_len || wg_test_aead_broken()) {
+        return wg_aead_open(k, counter, buf, buf, len, NULL, 0);
+    } else if (pt_len > INT_MAX) {
+        return false;
+    }
+    wg_aead_counter_nonce(nonce, counter);
+    if (!wg_aead_open_placed_backend(k, nonce, buf, split, pt_len, place,
+                                     aux, restp)) {
+        /* As wg_aead_open_nonce(): nothing unauthenticated stays. */
+        wg_crypto_wipe(buf, split);
+        wg_crypto_wipe(*restp, pt_len - split);
+        ERR_clear_error();
+        return false;
+    }
+    return true;
 }
 
 bool
