@@ -31,6 +31,7 @@
 #include "openvswitch/thread.h"
 #include "ovs-atomic.h"
 #include "packets.h"
+#include "pkt-gro.h"
 #include "tx-slots.h"
 #include "udp-batch.h"
 #include "util.h"
@@ -110,6 +111,23 @@ struct netdev_wg_rx_msg {
     bool ecn_drop;              /* Ended without the lock, then dropped by
                                  * ECN decapsulation. */
     enum wg_device_rx rx;       /* Outcome, if ended without the lock. */
+    uint8_t *placed;            /* Step 3 put the inner packet's bytes from
+                                 * 'placed_ofs' on here (pkt-gro.h)... */
+    size_t placed_ofs;
+    struct dp_packet *pkt;      /* ...behind this message's copy, the head
+                                 * of their run (owned until step 4). */
+};
+
+/* Step 3's prediction (netdev-wireguard-rx-place.c): the run that the
+ * next message of keypair 'kp' should continue, opened by message 'head'
+ * of the round, and whether the message being opened continues it. */
+struct netdev_wg_rx_place {
+    struct pkt_gro_pred pred;
+    const void *kp;             /* NULL: no prediction. */
+    size_t head;
+    bool placing;
+    size_t payload;
+    bool ends;
 };
 
 /* What a receive queue counted: its thread adds without the port's lock,
@@ -156,6 +174,7 @@ struct netdev_wg_rxq {
     uint64_t round_bytes;       /* Of the current round, not yet added. */
     bool round_locked;          /* The round took the port's lock. */
     bool ipv6_first;            /* The next call reads IPv6 first. */
+    struct netdev_wg_rx_place place;
     struct netdev_wg_rx_counts counts;
     struct netdev_wg_resolved resolved[NETDEV_WG_RX_RESOLVED];
 };

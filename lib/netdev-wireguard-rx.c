@@ -53,9 +53,11 @@
  *      each handshake or cookie message (or leaves it to the main thread,
  *      on a PMD thread) and begins the other data messages
  *      (wg_device_decrypt_begin());
- *   3. without the lock, each data message is opened in place
- *      (wg_device_decrypt_finish()): queues polled by different threads
- *      decrypt at the same time;
+ *   3. (netdev-wireguard-rx-place.c) without the lock, each data message is
+ *      opened (wg_device_decrypt_finish()): queues polled by different
+ *      threads decrypt at the same time; in place, but for a message that
+ *      continues the TCP run of the one before it from its keypair, whose
+ *      bytes the cipher writes straight behind that run, for step 5;
  *   4. without the lock, the device ends each in one run (the keypair's
  *      replay window under its own lock, cryptokey routing under RCU;
  *      counters and timers left for the device to take in) and ECN is
@@ -449,34 +451,31 @@ netdev_wg_rx_begin(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
     netdev_wg_rx_keep_begun(q);
 }
 
-/* Step 3: opens the round's data messages in place, without the port's
- * lock. */
-static void
-netdev_wg_rx_open(struct netdev_wg_rxq *q)
-{
-    for (size_t i = 0; i < q->n_msgs; i++) {
-        struct netdev_wg_rx_msg *m = &q->msgs[i];
-
-        wg_device_decrypt_finish(&m->opener, m->data, m->len);
-    }
-}
-
 /* Step 4 for an inner packet 'out' of message 'm': ECN decapsulation, then
- * q->inner[*n].  Returns false if ECN drops it. */
+ * q->inner[*n], at the copy of it that step 3 made if it heads a run.
+ * Returns false if ECN drops it. */
 static bool
-netdev_wg_rx_inner(struct netdev_wg_rxq *q, const struct netdev_wg_rx_msg *m,
+netdev_wg_rx_inner(struct netdev_wg_rxq *q, struct netdev_wg_rx_msg *m,
                    const struct wg_device_rx_result *out, size_t *n)
 {
+    uint8_t *ip = m->pkt ? dp_packet_data(m->pkt) : out->inner;
     struct pkt_gro_pkt *g;
 
-    if (pkt_ecn_decap(out->inner, out->inner_len, m->buf->tos)
+    if (pkt_ecn_decap(ip, out->inner_len, m->buf->tos)
         == PKT_ECN_DECAP_DROP) {
         return false;
     }
-    g = &q->inner[(*n)++];
+    g = &q->inner[*n];
     memset(g, 0, sizeof *g);
-    g->data = out->inner;
+    g->data = ip;
     g->len = g->room = out->inner_len;
+    g->placed = m->placed;
+    g->placed_ofs = m->placed_ofs;
+    q->owner[(*n)++] = m->pkt;
+    if (m->pkt) {
+        g->room = dp_packet_size(m->pkt) + dp_packet_tailroom(m->pkt);
+        m->pkt = NULL;
+    }
     return true;
 }
 
@@ -630,10 +629,10 @@ netdev_wg_rx_round(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
     now = wg_device_now_unlocked(wg->dev);
 
     netdev_wg_rx_begin(wg, q, n_handshakes, over, now);
-    netdev_wg_rx_open(q);
+    atomic_read_relaxed(&wg->unlocked_gro, &gro);
+    netdev_wg_rx_open(q, gro);
     n_inner = netdev_wg_rx_end(wg, q, now, &n_unlocked);
 
-    atomic_read_relaxed(&wg->unlocked_gro, &gro);
     netdev_wg_rx_coalesce(q, n_inner, gro && n_inner > 1);
 
     netdev_wg_rx_count_reads(q, n_unlocked, n_read);
@@ -651,6 +650,7 @@ netdev_wg_rx_round(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
         netdev_wg_sock_flush(wg);
         ovs_mutex_unlock(&wg->mutex);
     }
+    netdev_wg_rx_place_release(q);
     q->n_msgs = 0;
     return true;
 }

@@ -451,6 +451,18 @@ wg_device_decrypt_finish(struct wg_device_opener *op, uint8_t *buf,
                               len - WG_MSG_DATA_HEADER_LEN, NULL, 0);
 }
 
+void
+wg_device_decrypt_finish_placed(struct wg_device_opener *op, uint8_t *buf,
+                                size_t len, size_t split,
+                                wg_aead_place_func *place, void *aux,
+                                uint8_t **restp)
+{
+    op->opened = wg_aead_open_placed(op->kp->recv_key, op->counter,
+                                     buf + WG_MSG_DATA_HEADER_LEN,
+                                     len - WG_MSG_DATA_HEADER_LEN, split,
+                                     place, aux, restp);
+}
+
 enum wg_device_rx
 wg_device_decrypt_end(struct wg_device *dev, const struct sockaddr *src,
                       socklen_t src_len, uint8_t *buf, size_t len,
