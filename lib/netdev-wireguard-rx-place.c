@@ -61,7 +61,8 @@ netdev_wg_rx_place_cb(void *q_, const uint8_t *first, size_t split,
                                        NETDEV_WG_RX_HEADROOM);
         dp_packet_put(pkt, pl->pred.head, pl->pred.total);
     }
-    if (pl->pred.total + rest > dp_packet_size(pkt) + dp_packet_tailroom(pkt)) {
+    if (pl->pred.total + rest
+        > dp_packet_size(pkt) + dp_packet_tailroom(pkt)) {
         return NULL;
     }
     pl->placing = true;

@@ -465,7 +465,7 @@ netdev_wg_rx_inner(struct netdev_wg_rxq *q, struct netdev_wg_rx_msg *m,
         == PKT_ECN_DECAP_DROP) {
         return false;
     }
-    g = &q->inner[*n];
+    g = q->inner + *n;
     memset(g, 0, sizeof *g);
     g->data = ip;
     g->len = g->room = out->inner_len;

@@ -658,7 +658,21 @@ enum bench_op {
     BENCH_SEAL,                 /* wg_aead_seal(), in place. */
     BENCH_OPEN,                 /* wg_aead_open() of a sealed message. */
     BENCH_SODIUM_SEAL,          /* libsodium's RFC 8439 seal, as reference. */
+    BENCH_OPEN_IN_PLACE,        /* The sealed message copied, then opened
+                                 * in place (as a receive round does)... */
+    BENCH_OPEN_PLACED,          /* ...or opened with its text after 52
+                                 * bytes placed apart (coalescing). */
 };
+
+static uint8_t bench_placed[65536];
+static bool bench_opens;        /* The two columns above too. */
+
+static uint8_t *
+bench_place(void *aux OVS_UNUSED, const uint8_t *first OVS_UNUSED,
+            size_t split OVS_UNUSED, size_t rest OVS_UNUSED)
+{
+    return bench_placed;
+}
 
 /* One message of 'op' on 'buf' (a 'size'-byte message, sealed in 'sealed'
  * for BENCH_OPEN). */
@@ -674,6 +688,15 @@ bench_one(enum bench_op op, struct wg_aead_key *k,
         WGTEST_CHECK(wg_aead_seal(k, n, buf, buf, size, NULL, 0));
     } else if (op == BENCH_OPEN) {
         WGTEST_CHECK(wg_aead_open(k, 0, buf, sealed, size + 16, NULL, 0));
+    } else if (op == BENCH_OPEN_IN_PLACE) {
+        memcpy(buf, sealed, size + 16);
+        WGTEST_CHECK(wg_aead_open(k, 0, buf, buf, size + 16, NULL, 0));
+    } else if (op == BENCH_OPEN_PLACED) {
+        uint8_t *rest;
+
+        memcpy(buf, sealed, size + 16);
+        WGTEST_CHECK(wg_aead_open_placed(k, 0, buf, size + 16, 52,
+                                         bench_place, NULL, &rest));
     } else {
         memcpy(nonce + 4, &n, sizeof n);
         crypto_aead_chacha20poly1305_ietf_encrypt(buf, &out_len, buf, size,
@@ -717,8 +740,9 @@ bench_table(const uint8_t key[WG_KEY_LEN], uint8_t *buf, uint8_t *sealed,
 
     WGTEST_CHECK(k != NULL);
     printf("%s\n", wg_crypto_describe());
-    printf("%6s %24s %24s %24s\n", "bytes", "seal", "open",
-           "libsodium seal");
+    printf("%6s %24s %24s %24s%s\n", "bytes", "seal", "open",
+           "libsodium seal", bench_opens ? "      copy, open in place"
+           "        copy, open placed" : "");
     for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
         size_t size = sizes[i];
 
@@ -728,14 +752,22 @@ bench_table(const uint8_t key[WG_KEY_LEN], uint8_t *buf, uint8_t *sealed,
                                         size, seconds));
         bench_print("", size, bench_run(BENCH_OPEN, k, key, buf, sealed,
                                         size, seconds));
-        bench_print("\n", size, bench_run(BENCH_SODIUM_SEAL, k, key, buf,
-                                          sealed, size, seconds));
+        bench_print("", size, bench_run(BENCH_SODIUM_SEAL, k, key, buf,
+                                        sealed, size, seconds));
+        if (bench_opens) {
+            bench_print("", size, bench_run(BENCH_OPEN_IN_PLACE, k, key, buf,
+                                            sealed, size, seconds));
+            bench_print("", size, bench_run(BENCH_OPEN_PLACED, k, key, buf,
+                                            sealed, size, seconds));
+        }
+        printf("\n");
     }
     wg_aead_key_destroy(k);
 }
 
-/* "wgtest crypto-bench [SECONDS]": a table per backend in this build, the
- * default one (what the daemon uses) first. */
+/* "wgtest crypto-bench [SECONDS [opens]]": a table per backend in this
+ * build, the default one (what the daemon uses) first; with "opens", the
+ * two ways a receive round opens, too. */
 static void
 test_bench_main(int argc, char *argv[])
 {
@@ -746,6 +778,7 @@ test_bench_main(int argc, char *argv[])
 
     init();
     seconds = seconds > 0 ? seconds : 1.0;
+    bench_opens = argc > 2 && !strcmp(argv[2], "opens");
     wg_crypto_random(key, sizeof key);
     buf = xzalloc(65536 + WG_AEAD_TAG_LEN);
     sealed = xzalloc(65536 + WG_AEAD_TAG_LEN);
