@@ -173,7 +173,8 @@ struct netdev_wg_rxq {
     struct netdev_wg_ring to_bridge OVS_GUARDED;
     uint64_t round_bytes;       /* Of the current round, not yet added. */
     bool round_locked;          /* The round took the port's lock. */
-    bool ipv6_first;            /* The next call reads IPv6 first. */
+    bool ipv6_first;            /* IPv6 last had something. */
+    uint8_t n_calls;            /* Receive calls, wrapping. */
     struct netdev_wg_rx_place place;
     struct netdev_wg_rx_counts counts;
     struct netdev_wg_resolved resolved[NETDEV_WG_RX_RESOLVED];

@@ -42,8 +42,9 @@
 /* Peer to bridge: the receive path of a wireguard port, top to bottom.
  *
  * netdev_wg_rx_recv() runs a receive round on a queue when nothing of it
- * waits for the bridge, on one socket of the queue (IPv4, IPv6, first
- * each in turn), and on the other only if the first had nothing:
+ * waits for the bridge, on one socket of the queue (the family that last
+ * had something, mostly), and on the other only if the first had
+ * nothing:
  *
  *   1. recvmmsg() with UDP GRO, holding only the sockets' read lock;
  *   2. the device begins each data message to its peer's current keypair,
@@ -655,6 +656,25 @@ netdev_wg_rx_round(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
     return true;
 }
 
+/* The receive rounds of one call: one read when the first socket had
+ * something.  The family that last had something goes first, but for
+ * every NETDEV_WG_RX_OTHER_FIRST-th call, so that neither starves the
+ * other. */
+#define NETDEV_WG_RX_OTHER_FIRST 8
+static void
+netdev_wg_rx_rounds(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
+                    int qid)
+    OVS_EXCLUDED(wg->mutex)
+{
+    bool ipv6 = q->ipv6_first ^ !(++q->n_calls % NETDEV_WG_RX_OTHER_FIRST);
+
+    if (netdev_wg_rx_round(wg, q, qid, ipv6 ? AF_INET6 : AF_INET)) {
+        q->ipv6_first = ipv6;
+    } else if (netdev_wg_rx_round(wg, q, qid, ipv6 ? AF_INET : AF_INET6)) {
+        q->ipv6_first = !ipv6;
+    }
+}
+
 /* Moves at most NETDEV_MAX_BURST packets of 'q''s ring into 'batch', all
  * of the source of the first (pkt-pool.h). */
 static int
@@ -701,15 +721,7 @@ netdev_wg_rx_recv(struct netdev_wireguard *wg, int qid,
         return EAGAIN;          /* A queue being removed. */
     }
     if (!netdev_wg_rx_waiting(q)) {
-        /* One read when the first socket had something; the families take
-         * turns being first, so neither starves the other. */
-        int first = q->ipv6_first ? AF_INET6 : AF_INET;
-
-        q->ipv6_first = !q->ipv6_first;
-        if (!netdev_wg_rx_round(wg, q, qid, first)) {
-            netdev_wg_rx_round(wg, q, qid,
-                               first == AF_INET ? AF_INET6 : AF_INET);
-        }
+        netdev_wg_rx_rounds(wg, q, qid);
     }
     return netdev_wg_rx_pop(wg, q, batch);
 }
