@@ -95,6 +95,8 @@
 
 VLOG_DEFINE_THIS_MODULE(netdev_wireguard_rx);
 
+COVERAGE_DEFINE(wg_rx_call);
+COVERAGE_DEFINE(wg_rx_read);
 COVERAGE_DEFINE(wg_rx_round_full);
 COVERAGE_DEFINE(wg_rx_handshake_deferred);
 
@@ -311,8 +313,11 @@ netdev_wg_rx_read(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
     if (qid < wg->n_socks) {
         sock = family == AF_INET6 ? wg->sock6[qid] : wg->sock4[qid];
     }
-    if (sock && udp_batch_recv(sock, q->bufs, NETDEV_WG_RX_READS, &n)) {
-        n = 0;
+    if (sock) {
+        COVERAGE_INC(wg_rx_read);
+        if (udp_batch_recv(sock, q->bufs, NETDEV_WG_RX_READS, &n)) {
+            n = 0;
+        }
     }
     ovs_rwlock_unlock(&wg->sock_rwlock);
     return n;
@@ -668,6 +673,7 @@ netdev_wg_rx_rounds(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
 {
     bool ipv6 = q->ipv6_first ^ !(++q->n_calls % NETDEV_WG_RX_OTHER_FIRST);
 
+    COVERAGE_INC(wg_rx_call);
     if (netdev_wg_rx_round(wg, q, qid, ipv6 ? AF_INET6 : AF_INET)) {
         q->ipv6_first = ipv6;
     } else if (netdev_wg_rx_round(wg, q, qid, ipv6 ? AF_INET : AF_INET6)) {
