@@ -120,12 +120,11 @@ struct netdev_wg_rx_msg {
 
 /* Step 3's prediction (netdev-wireguard-rx-place.c): the run that the
  * next message of keypair 'kp' should continue, opened by message 'head'
- * of the round, and whether the message being opened continues it. */
+ * of the round, and what the message being opened adds to it. */
 struct netdev_wg_rx_place {
     struct pkt_gro_pred pred;
     const void *kp;             /* NULL: no prediction. */
     size_t head;
-    bool placing;
     size_t payload;
     bool ends;
 };

@@ -452,15 +452,12 @@ wg_device_decrypt_finish(struct wg_device_opener *op, uint8_t *buf,
 }
 
 void
-wg_device_decrypt_finish_placed(struct wg_device_opener *op, uint8_t *buf,
-                                size_t len, size_t split,
-                                wg_aead_place_func *place, void *aux,
-                                uint8_t **restp)
+wg_device_decrypt_finish_to(struct wg_device_opener *op, const uint8_t *buf,
+                            size_t len, uint8_t *dst)
 {
-    op->opened = wg_aead_open_placed(op->kp->recv_key, op->counter,
-                                     buf + WG_MSG_DATA_HEADER_LEN,
-                                     len - WG_MSG_DATA_HEADER_LEN, split,
-                                     place, aux, restp);
+    op->opened = wg_aead_open(op->kp->recv_key, op->counter, dst,
+                              buf + WG_MSG_DATA_HEADER_LEN,
+                              len - WG_MSG_DATA_HEADER_LEN, NULL, 0);
 }
 
 enum wg_device_rx

@@ -666,6 +666,7 @@ enum bench_op {
 
 static uint8_t bench_placed[65536];
 static bool bench_opens;        /* The two columns above too. */
+static size_t bench_split = 52;
 
 static uint8_t *
 bench_place(void *aux OVS_UNUSED, const uint8_t *first OVS_UNUSED,
@@ -695,7 +696,7 @@ bench_one(enum bench_op op, struct wg_aead_key *k,
         uint8_t *rest;
 
         memcpy(buf, sealed, size + 16);
-        WGTEST_CHECK(wg_aead_open_placed(k, 0, buf, size + 16, 52,
+        WGTEST_CHECK(wg_aead_open_placed(k, 0, buf, size + 16, bench_split,
                                          bench_place, NULL, &rest));
     } else {
         memcpy(nonce + 4, &n, sizeof n);
@@ -779,6 +780,7 @@ test_bench_main(int argc, char *argv[])
     init();
     seconds = seconds > 0 ? seconds : 1.0;
     bench_opens = argc > 2 && !strcmp(argv[2], "opens");
+    bench_split = argc > 3 ? atoi(argv[3]) : 52;
     wg_crypto_random(key, sizeof key);
     buf = xzalloc(65536 + WG_AEAD_TAG_LEN);
     sealed = xzalloc(65536 + WG_AEAD_TAG_LEN);
