@@ -195,37 +195,3 @@ wg_aead_ipsecmb_run(const uint8_t key[WG_AEAD_IPSECMB_KEY_ROOM],
     }
     return true;
 }
-
-bool
-wg_aead_ipsecmb_open_placed(const uint8_t key[WG_AEAD_IPSECMB_KEY_ROOM],
-                            const uint8_t nonce[12], uint8_t *buf,
-                            size_t split, size_t len,
-                            uint8_t *(*place)(void *aux, const uint8_t *first,
-                                              size_t split, size_t rest),
-                            void *aux, uint8_t **restp, uint8_t tag[16])
-{
-    struct chacha20_poly1305_context_data ctx;
-    IMB_MGR *mgr = mgr_get();
-    OVS_ALIGNED_VAR(32) uint8_t iv[32] = { 0 };
-    bool ok;
-
-    *restp = buf + split;
-    if (!mgr) {
-        return false;
-    }
-    memcpy(iv, nonce, NONCE_LEN);
-    IMB_CHACHA20_POLY1305_INIT(mgr, key, &ctx, iv, NULL, 0);
-    IMB_CHACHA20_POLY1305_DEC_UPDATE(mgr, key, &ctx, buf, buf, split);
-    *restp = place(aux, buf, split, len - split);
-    *restp = *restp ? *restp : buf + split;
-    IMB_CHACHA20_POLY1305_DEC_UPDATE(mgr, key, &ctx, *restp, buf + split,
-                                     len - split);
-    IMB_CHACHA20_POLY1305_DEC_FINALIZE(mgr, &ctx, tag, TAG_LEN);
-    ok = imb_get_errno(mgr) == 0;
-    if (!ok) {
-        VLOG_WARN_RL(&rl, "ChaCha20-Poly1305 open refused: %s",
-                     imb_get_strerror(imb_get_errno(mgr)));
-    }
-    explicit_bzero(&ctx, sizeof ctx);   /* It holds key stream. */
-    return ok;
-}

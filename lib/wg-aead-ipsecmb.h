@@ -64,20 +64,4 @@ bool wg_aead_ipsecmb_run(const uint8_t key[WG_AEAD_IPSECMB_KEY_ROOM],
                          size_t len, const uint8_t *ad, size_t ad_len,
                          uint8_t tag[16]);
 
-/* Decrypts in place the first 'split' of the 'len' bytes at 'buf' with
- * ChaCha20-Poly1305 as wg_aead_ipsecmb_run() does, then the rest to where
- * 'place' says (called with 'aux', 'buf', 'split' and the rest's length;
- * NULL: right behind the first bytes), through the library's scatter-gather
- * interface (IMB_CHACHA20_POLY1305_INIT, _DEC_UPDATE, _DEC_FINALIZE), and
- * writes the tag computed to 'tag' and where the rest went to '*restp'.
- * Returns false if the library reported an error. */
-bool wg_aead_ipsecmb_open_placed(const uint8_t key[WG_AEAD_IPSECMB_KEY_ROOM],
-                                 const uint8_t nonce[12], uint8_t *buf,
-                                 size_t split, size_t len,
-                                 uint8_t *(*place)(void *aux,
-                                                   const uint8_t *first,
-                                                   size_t split, size_t rest),
-                                 void *aux, uint8_t **restp,
-                                 uint8_t tag[16]);
-
 #endif /* wg-aead-ipsecmb.h */

@@ -189,24 +189,6 @@ bool wg_aead_open(struct wg_aead_key *k, uint64_t counter,
                   uint8_t *dst, const uint8_t *src, size_t len,
                   const uint8_t *ad, size_t ad_len);
 
-/* Where wg_aead_open_placed() puts the text of a message after its first
- * 'split' bytes, given them (not yet authenticated: they may decide where
- * the rest goes, nothing else): a buffer of 'rest' bytes, which must not
- * overlap the message, or NULL for right behind them. */
-typedef uint8_t *wg_aead_place_func(void *aux, const uint8_t *first,
-                                    size_t split, size_t rest);
-
-/* wg_aead_open() of the 'len' bytes at 'buf' (ciphertext and tag, no
- * additional data), in place but for the text after its first 'split'
- * bytes, which goes where 'place' says: stored in '*restp'.  The library
- * writes it there itself (no copy).  Returns false if the tag does not
- * verify; then the text's bytes, both parts, are zeros.  A 'split' of at
- * least len - 16 is wg_aead_open() in place. */
-bool wg_aead_open_placed(struct wg_aead_key *k, uint64_t counter,
-                         uint8_t *buf, size_t len, size_t split,
-                         wg_aead_place_func *place, void *aux,
-                         uint8_t **restp);
-
 /* Seals the text of a WireGuard data message: the 'len' bytes at 'src'
  * followed by 'pad_len' zero bytes (at most WG_AEAD_PAD_MAX), with counter
  * nonce 'counter' and no additional data, writing len + pad_len bytes of

@@ -339,76 +339,6 @@ test_aead_against_openssl(void)
     free(out);
 }
 
-/* wg_aead_place_func for test_aead_open_placed(): the rest goes to 'aux'
- * (NULL: behind the first bytes), once the first bytes are the text's. */
-struct placed_aux {
-    uint8_t *to;
-    const uint8_t *expect;
-    size_t calls;
-};
-
-static uint8_t *
-placed_to(void *aux_, const uint8_t *first, size_t split, size_t rest)
-{
-    struct placed_aux *aux = aux_;
-
-    WGTEST_CHECK_MEM(first, aux->expect, split);
-    WGTEST_CHECK(rest > 0);
-    aux->calls++;
-    return aux->to;
-}
-
-/* wg_aead_open_placed() at every split of a few lengths, placed apart and
- * not: the text as libsodium's RFC 8439 open gives it, in its two places,
- * nothing written around the placed part; a bad tag leaves zeros in both
- * parts and nothing else changed. */
-static void
-test_aead_open_placed(void)
-{
-    static const size_t lens[] = { 1, 52, 64, 65, 200, 1420, 1440 };
-    uint8_t key[WG_KEY_LEN], nonce[12] = { 0 };
-    uint8_t pt[1500], msg[1500 + 16], buf[1500 + 16], to[1500 + 32];
-    struct wg_aead_key *k;
-
-    wg_crypto_random(key, sizeof key);
-    k = wg_aead_key_create(key);
-    for (size_t i = 0; i < ARRAY_SIZE(lens); i++) {
-        size_t len = lens[i];
-        unsigned long long msg_len;
-
-        memcpy(nonce + 4, &len, sizeof len);
-        wg_crypto_random(pt, len);
-        crypto_aead_chacha20poly1305_ietf_encrypt(msg, &msg_len, pt, len,
-                                                  NULL, 0, NULL, nonce, key);
-        for (size_t split = 0; split <= len; split++) {
-            for (int apart = 0; apart < 3; apart++) {
-                struct placed_aux aux = { apart ? to + 16 : NULL, pt, 0 };
-                uint8_t *rest;
-                bool bad = apart == 2;
-
-                memcpy(buf, msg, msg_len);
-                buf[msg_len - 1] ^= bad;
-                memset(to, 0xa5, sizeof to);
-                WGTEST_CHECK(wg_aead_open_placed(k, len, buf, msg_len, split,
-                                                 placed_to, &aux, &rest)
-                             == !bad);
-                WGTEST_CHECK(aux.calls == (split < len));
-                WGTEST_CHECK(rest == (aux.to && split < len
-                                      ? aux.to : buf + split));
-                if (bad) {
-                    WGTEST_CHECK(wg_crypto_is_zero(buf, split));
-                    WGTEST_CHECK(wg_crypto_is_zero(rest, len - split));
-                } else {
-                    WGTEST_CHECK_MEM(buf, pt, split);
-                    WGTEST_CHECK_MEM(rest, pt + split, len - split);
-                }
-                WGTEST_CHECK(to[15] == 0xa5 && to[16 + len - split] == 0xa5);
-            }
-        }
-    }
-    wg_aead_key_destroy(k);
-}
-
 /* OpenSSL keys on several threads at once, each thread sealing and
  * opening with more keys than it keeps contexts for, keys taking turns:
  * every message is libsodium's RFC 8439 seal of it, byte for byte (a
@@ -600,7 +530,6 @@ test_aead_main(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
         test_aead_seal_padded();
         test_aead_failure_wipes();
         test_aead_threads();
-        test_aead_open_placed();
         printf("%s: ok\n", wg_crypto_aead_backend_name(backends[i]));
     }
     test_xaead();
@@ -658,22 +587,7 @@ enum bench_op {
     BENCH_SEAL,                 /* wg_aead_seal(), in place. */
     BENCH_OPEN,                 /* wg_aead_open() of a sealed message. */
     BENCH_SODIUM_SEAL,          /* libsodium's RFC 8439 seal, as reference. */
-    BENCH_OPEN_IN_PLACE,        /* The sealed message copied, then opened
-                                 * in place (as a receive round does)... */
-    BENCH_OPEN_PLACED,          /* ...or opened with its text after 52
-                                 * bytes placed apart (coalescing). */
 };
-
-static uint8_t bench_placed[65536];
-static bool bench_opens;        /* The two columns above too. */
-static size_t bench_split = 52;
-
-static uint8_t *
-bench_place(void *aux OVS_UNUSED, const uint8_t *first OVS_UNUSED,
-            size_t split OVS_UNUSED, size_t rest OVS_UNUSED)
-{
-    return bench_placed;
-}
 
 /* One message of 'op' on 'buf' (a 'size'-byte message, sealed in 'sealed'
  * for BENCH_OPEN). */
@@ -689,15 +603,6 @@ bench_one(enum bench_op op, struct wg_aead_key *k,
         WGTEST_CHECK(wg_aead_seal(k, n, buf, buf, size, NULL, 0));
     } else if (op == BENCH_OPEN) {
         WGTEST_CHECK(wg_aead_open(k, 0, buf, sealed, size + 16, NULL, 0));
-    } else if (op == BENCH_OPEN_IN_PLACE) {
-        memcpy(buf, sealed, size + 16);
-        WGTEST_CHECK(wg_aead_open(k, 0, buf, buf, size + 16, NULL, 0));
-    } else if (op == BENCH_OPEN_PLACED) {
-        uint8_t *rest;
-
-        memcpy(buf, sealed, size + 16);
-        WGTEST_CHECK(wg_aead_open_placed(k, 0, buf, size + 16, bench_split,
-                                         bench_place, NULL, &rest));
     } else {
         memcpy(nonce + 4, &n, sizeof n);
         crypto_aead_chacha20poly1305_ietf_encrypt(buf, &out_len, buf, size,
@@ -741,9 +646,8 @@ bench_table(const uint8_t key[WG_KEY_LEN], uint8_t *buf, uint8_t *sealed,
 
     WGTEST_CHECK(k != NULL);
     printf("%s\n", wg_crypto_describe());
-    printf("%6s %24s %24s %24s%s\n", "bytes", "seal", "open",
-           "libsodium seal", bench_opens ? "      copy, open in place"
-           "        copy, open placed" : "");
+    printf("%6s %24s %24s %24s\n", "bytes", "seal", "open",
+           "libsodium seal");
     for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
         size_t size = sizes[i];
 
@@ -753,22 +657,14 @@ bench_table(const uint8_t key[WG_KEY_LEN], uint8_t *buf, uint8_t *sealed,
                                         size, seconds));
         bench_print("", size, bench_run(BENCH_OPEN, k, key, buf, sealed,
                                         size, seconds));
-        bench_print("", size, bench_run(BENCH_SODIUM_SEAL, k, key, buf,
-                                        sealed, size, seconds));
-        if (bench_opens) {
-            bench_print("", size, bench_run(BENCH_OPEN_IN_PLACE, k, key, buf,
-                                            sealed, size, seconds));
-            bench_print("", size, bench_run(BENCH_OPEN_PLACED, k, key, buf,
-                                            sealed, size, seconds));
-        }
-        printf("\n");
+        bench_print("\n", size, bench_run(BENCH_SODIUM_SEAL, k, key, buf,
+                                          sealed, size, seconds));
     }
     wg_aead_key_destroy(k);
 }
 
-/* "wgtest crypto-bench [SECONDS [opens]]": a table per backend in this
- * build, the default one (what the daemon uses) first; with "opens", the
- * two ways a receive round opens, too. */
+/* "wgtest crypto-bench [SECONDS]": a table per backend in this build, the
+ * default one (what the daemon uses) first. */
 static void
 test_bench_main(int argc, char *argv[])
 {
@@ -779,8 +675,6 @@ test_bench_main(int argc, char *argv[])
 
     init();
     seconds = seconds > 0 ? seconds : 1.0;
-    bench_opens = argc > 2 && !strcmp(argv[2], "opens");
-    bench_split = argc > 3 ? atoi(argv[3]) : 52;
     wg_crypto_random(key, sizeof key);
     buf = xzalloc(65536 + WG_AEAD_TAG_LEN);
     sealed = xzalloc(65536 + WG_AEAD_TAG_LEN);
