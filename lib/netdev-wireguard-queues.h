@@ -32,6 +32,7 @@
 #include "openvswitch/thread.h"
 #include "ovs-atomic.h"
 #include "packets.h"
+#include "pkt-gro.h"
 #include "pkt-ip.h"
 #include "tx-slots.h"
 #include "udp-batch.h"
@@ -114,6 +115,22 @@ struct netdev_wg_rx_msg {
     bool ecn_drop;              /* Ended without the lock, then dropped by
                                  * ECN decapsulation. */
     enum wg_device_rx rx;       /* Outcome, if ended without the lock. */
+    uint8_t *placed;            /* Step 3 put the inner packet's bytes from
+                                 * 'placed_ofs' on here (pkt-gro.h)... */
+    size_t placed_ofs;
+    struct dp_packet *pkt;      /* ...behind this message's copy, the head
+                                 * of their run (owned until step 4). */
+};
+
+/* Step 3's prediction (netdev-wireguard-rx-place.c): the run that the
+ * next message of keypair 'kp' should continue, opened by message 'head'
+ * of the round, and what the message being opened adds to it. */
+struct netdev_wg_rx_place {
+    struct pkt_gro_pred pred;
+    const void *kp;             /* NULL: no prediction. */
+    size_t head;
+    size_t payload;
+    bool ends;
 };
 
 /* What a receive queue counted: its thread adds without the port's lock,
@@ -151,6 +168,9 @@ struct netdev_wg_rxq {
     struct netdev_wg_ring to_bridge OVS_GUARDED;
     uint64_t round_bytes;       /* Of the current round, not yet added. */
     bool round_locked;          /* The round took the port's lock. */
+    bool ipv6_first;            /* IPv6 last had something. */
+    uint8_t n_calls;            /* Receive calls, wrapping. */
+    struct netdev_wg_rx_place place;
     struct netdev_wg_rx_counts counts;
     struct addr_memo resolved;  /* Inner destination to the Ethernet
                                  * header the adapter gave it, usable

@@ -178,7 +178,6 @@ netdev_wg_gro_grow(void *aux, struct pkt_gro_pkt *g, size_t room)
 void
 netdev_wg_rx_coalesce(struct netdev_wg_rxq *q, size_t n, bool gro)
 {
-    memset(q->owner, 0, n * sizeof *q->owner);
     if (gro) {
         COVERAGE_INC(wg_rx_gro_round);
         COVERAGE_ADD(wg_rx_gro_input, n);
@@ -186,6 +185,7 @@ netdev_wg_rx_coalesce(struct netdev_wg_rxq *q, size_t n, bool gro)
     }
     for (size_t i = 0; i < n && !gro; i++) {
         q->inner[i].verdict = PKT_GRO_PASS;
+        pkt_gro_unplace(&q->inner[i]);
     }
 }
 

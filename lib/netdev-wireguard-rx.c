@@ -43,7 +43,9 @@
 /* Peer to bridge: the receive path of a wireguard port, top to bottom.
  *
  * netdev_wg_rx_recv() runs a receive round on a queue when nothing of it
- * waits for the bridge, once per socket (IPv4, IPv6) of the queue:
+ * waits for the bridge, on one socket of the queue (the family that last
+ * had something, mostly), and on the other only if the first had
+ * nothing:
  *
  *   1. recvmmsg() with UDP GRO, holding only the sockets' read lock;
  *   2. the device begins each data message to its peer's current keypair,
@@ -53,9 +55,11 @@
  *      each handshake or cookie message (or leaves it to the main thread,
  *      on a PMD thread) and begins the other data messages
  *      (wg_device_decrypt_begin());
- *   3. without the lock, each data message is opened in place
- *      (wg_device_decrypt_finish()): queues polled by different threads
- *      decrypt at the same time;
+ *   3. (netdev-wireguard-rx-place.c) without the lock, each data message is
+ *      opened (wg_device_decrypt_finish()): queues polled by different
+ *      threads decrypt at the same time; in place, but for a message that
+ *      continues the TCP run of the one before it from its keypair, whose
+ *      bytes the cipher writes straight behind that run, for step 5;
  *   4. without the lock, the device ends each in one run (the keypair's
  *      replay window under its own lock, cryptokey routing under RCU;
  *      counters and timers left for the device to take in) and ECN is
@@ -92,6 +96,8 @@
 
 VLOG_DEFINE_THIS_MODULE(netdev_wireguard_rx);
 
+COVERAGE_DEFINE(wg_rx_call);
+COVERAGE_DEFINE(wg_rx_read);
 COVERAGE_DEFINE(wg_rx_round_full);
 COVERAGE_DEFINE(wg_rx_handshake_deferred);
 
@@ -313,8 +319,11 @@ netdev_wg_rx_read(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
     } else if (qid < wg->n_socks) {
         sock = family == AF_INET6 ? wg->sock6[qid] : wg->sock4[qid];
     }
-    if (sock && udp_batch_recv(sock, q->bufs, NETDEV_WG_RX_READS, &n)) {
-        n = 0;
+    if (sock) {
+        COVERAGE_INC(wg_rx_read);
+        if (udp_batch_recv(sock, q->bufs, NETDEV_WG_RX_READS, &n)) {
+            n = 0;
+        }
     }
     ovs_rwlock_unlock(&wg->sock_rwlock);
     return n;
@@ -454,34 +463,31 @@ netdev_wg_rx_begin(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
     netdev_wg_rx_keep_begun(q);
 }
 
-/* Step 3: opens the round's data messages in place, without the port's
- * lock. */
-static void
-netdev_wg_rx_open(struct netdev_wg_rxq *q)
-{
-    for (size_t i = 0; i < q->n_msgs; i++) {
-        struct netdev_wg_rx_msg *m = &q->msgs[i];
-
-        wg_device_decrypt_finish(&m->opener, m->data, m->len);
-    }
-}
-
 /* Step 4 for an inner packet 'out' of message 'm': ECN decapsulation, then
- * q->inner[*n].  Returns false if ECN drops it. */
+ * q->inner[*n], at the copy of it that step 3 made if it heads a run.
+ * Returns false if ECN drops it. */
 static bool
-netdev_wg_rx_inner(struct netdev_wg_rxq *q, const struct netdev_wg_rx_msg *m,
+netdev_wg_rx_inner(struct netdev_wg_rxq *q, struct netdev_wg_rx_msg *m,
                    const struct wg_device_rx_result *out, size_t *n)
 {
+    uint8_t *ip = m->pkt ? dp_packet_data(m->pkt) : out->inner;
     struct pkt_gro_pkt *g;
 
-    if (pkt_ecn_decap(out->inner, out->inner_len, m->buf->tos)
+    if (pkt_ecn_decap(ip, out->inner_len, m->buf->tos)
         == PKT_ECN_DECAP_DROP) {
         return false;
     }
-    g = &q->inner[(*n)++];
+    g = q->inner + *n;
     memset(g, 0, sizeof *g);
-    g->data = out->inner;
+    g->data = ip;
     g->len = g->room = out->inner_len;
+    g->placed = m->placed;
+    g->placed_ofs = m->placed_ofs;
+    q->owner[(*n)++] = m->pkt;
+    if (m->pkt) {
+        g->room = dp_packet_size(m->pkt) + dp_packet_tailroom(m->pkt);
+        m->pkt = NULL;
+    }
     return true;
 }
 
@@ -615,8 +621,9 @@ netdev_wg_rx_count(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
     }
 }
 
-/* One receive round of queue 'q' on its socket for 'family'. */
-static void
+/* One receive round of queue 'q' on its socket for 'family'.  Returns
+ * false if the socket had nothing to read. */
+static bool
 netdev_wg_rx_round(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
                    int qid, int family)
     OVS_EXCLUDED(wg->mutex)
@@ -627,17 +634,17 @@ netdev_wg_rx_round(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
     bool gro;
 
     if (!n_reads) {
-        return;
+        return false;
     }
     n_handshakes = netdev_wg_rx_split(q, n_reads, &over);
     n_read = q->n_msgs + over;
     now = wg_device_now_unlocked(wg->dev);
 
     netdev_wg_rx_begin(wg, q, n_handshakes, over, now);
-    netdev_wg_rx_open(q);
+    atomic_read_relaxed(&wg->unlocked_gro, &gro);
+    netdev_wg_rx_open(q, gro);
     n_inner = netdev_wg_rx_end(wg, q, now, &n_unlocked);
 
-    atomic_read_relaxed(&wg->unlocked_gro, &gro);
     netdev_wg_rx_coalesce(q, n_inner, gro && n_inner > 1);
 
     netdev_wg_rx_count_reads(q, n_unlocked, n_read);
@@ -655,7 +662,29 @@ netdev_wg_rx_round(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
         netdev_wg_sock_flush(wg);
         ovs_mutex_unlock(&wg->mutex);
     }
+    netdev_wg_rx_place_release(q);
     q->n_msgs = 0;
+    return true;
+}
+
+/* The receive rounds of one call: one read when the first socket had
+ * something.  The family that last had something goes first, but for
+ * every NETDEV_WG_RX_OTHER_FIRST-th call, so that neither starves the
+ * other. */
+#define NETDEV_WG_RX_OTHER_FIRST 8
+static void
+netdev_wg_rx_rounds(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
+                    int qid)
+    OVS_EXCLUDED(wg->mutex)
+{
+    bool ipv6 = q->ipv6_first ^ !(++q->n_calls % NETDEV_WG_RX_OTHER_FIRST);
+
+    COVERAGE_INC(wg_rx_call);
+    if (netdev_wg_rx_round(wg, q, qid, ipv6 ? AF_INET6 : AF_INET)) {
+        q->ipv6_first = ipv6;
+    } else if (netdev_wg_rx_round(wg, q, qid, ipv6 ? AF_INET : AF_INET6)) {
+        q->ipv6_first = !ipv6;
+    }
 }
 
 /* Moves at most NETDEV_MAX_BURST packets of 'q''s ring into 'batch', all
@@ -704,8 +733,7 @@ netdev_wg_rx_recv(struct netdev_wireguard *wg, int qid,
         return EAGAIN;          /* A queue being removed. */
     }
     if (!netdev_wg_rx_waiting(q)) {
-        netdev_wg_rx_round(wg, q, qid, AF_INET);
-        netdev_wg_rx_round(wg, q, qid, AF_INET6);
+        netdev_wg_rx_rounds(wg, q, qid);
     }
     return netdev_wg_rx_pop(wg, q, batch);
 }

@@ -17,14 +17,26 @@
 #ifndef NETDEV_WIREGUARD_RX_H
 #define NETDEV_WIREGUARD_RX_H 1
 
-/* Internals of the receive path, shared by its two files: the round
- * (netdev-wireguard-rx.c: reading, opening and ending messages) and the
- * last steps below it (netdev-wireguard-rx-bridge.c: coalescing and
- * handing inner packets to the bridge). */
+/* Internals of the receive path, shared by its files: the round
+ * (netdev-wireguard-rx.c: reading, beginning and ending messages), its
+ * step 3 (netdev-wireguard-rx-place.c: opening them, each continuing a
+ * coalesced run where the one before it opened it) and the last steps
+ * (netdev-wireguard-rx-bridge.c: coalescing and handing inner packets to
+ * the bridge). */
 
 #include <stdbool.h>
 #include <stddef.h>
 #include "netdev-wireguard-private.h"
+
+/* Step 3: opens the round's data messages of 'q' without the port's lock:
+ * in place, but, if 'gro', the bytes of a message that continues the
+ * coalesced run of the previous one from its keypair go straight to the
+ * run's head's buffer (m->placed, the head's m->pkt). */
+void netdev_wg_rx_open(struct netdev_wg_rxq *q, bool gro);
+
+/* Frees the buffers of step 3 that no inner packet took (messages that
+ * failed or were dropped): the end of a round. */
+void netdev_wg_rx_place_release(struct netdev_wg_rxq *q);
 
 /* Step 5: coalesces the round's 'n' inner packets of 'q' (if 'gro'),
  * without the port's lock. */

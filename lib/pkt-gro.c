@@ -190,6 +190,26 @@ pkt_gro_ensure_room(struct pkt_gro_ctx *ctx, struct pkt_gro_pkt *head,
                 && head->room >= room));
 }
 
+/* Puts the payload of 'pkt', parsed as 'seg', at 'dst': nothing to do if
+ * it was placed there. */
+static void
+pkt_gro_move_payload(uint8_t *dst, struct pkt_gro_pkt *pkt,
+                     const struct pkt_gro_seg *seg)
+{
+    size_t hdr_len = seg->info.l3_len + seg->info.l4_len;
+    const uint8_t *src = pkt->data + hdr_len;
+
+    if (pkt->placed && pkt->placed_ofs == hdr_len) {
+        src = pkt->placed;
+    } else {
+        pkt_gro_unplace(pkt);
+    }
+    if (src != dst) {
+        memmove(dst, src, seg->info.payload_len);
+    }
+    pkt->placed = NULL;
+}
+
 /* Appends packet 'i', parsed as 'seg', to the open run of 'flow' if it
  * continues it.  Returns true if it did. */
 static bool
@@ -209,8 +229,7 @@ pkt_gro_try_merge(struct pkt_gro_ctx *ctx, struct pkt_gro_flow *flow,
         return false;
     }
 
-    memcpy(head->data + flow->total,
-           pkt->data + seg->info.l3_len + seg->info.l4_len, payload);
+    pkt_gro_move_payload(head->data + flow->total, pkt, seg);
     head->len = flow->total = total;
     head->n_segs++;
     flow->next_seq += payload;
@@ -248,7 +267,7 @@ pkt_gro_open_run(struct pkt_gro_ctx *ctx, struct pkt_gro_flow *flow,
 
 /* Processes packet 'i' of the batch. */
 static void
-pkt_gro_one(struct pkt_gro_ctx *ctx, size_t i)
+pkt_gro_one__(struct pkt_gro_ctx *ctx, size_t i)
 {
     struct pkt_gro_flow *flow;
     struct pkt_gro_seg seg;
@@ -267,6 +286,17 @@ pkt_gro_one(struct pkt_gro_ctx *ctx, size_t i)
     flow->head = PKT_GRO_NO_RUN;
     if (seg.candidate && !(seg.flags & TCP_PSH)) {
         pkt_gro_open_run(ctx, flow, i, &seg);
+    }
+}
+
+/* Processes packet 'i' of the batch: whole at its 'data' afterwards unless
+ * merged. */
+static void
+pkt_gro_one(struct pkt_gro_ctx *ctx, size_t i)
+{
+    pkt_gro_one__(ctx, i);
+    if (ctx->pkts[i].verdict != PKT_GRO_MERGED) {
+        pkt_gro_unplace(&ctx->pkts[i]);
     }
 }
 
@@ -320,4 +350,91 @@ pkt_gro_batch(struct pkt_gro_pkt *pkts, size_t n,
         n_out += pkts[i].verdict != PKT_GRO_MERGED;
     }
     return n_out;
+}
+
+void
+pkt_gro_unplace(struct pkt_gro_pkt *pkt)
+{
+    if (pkt->placed) {
+        memmove(pkt->data + pkt->placed_ofs, pkt->placed,
+                pkt->len - pkt->placed_ofs);
+        pkt->placed = NULL;
+    }
+}
+
+/* Predicting runs. */
+
+bool
+pkt_gro_pred_start(struct pkt_gro_pred *pred, const uint8_t *p, size_t len)
+{
+    struct pkt_gro_pkt pkt = { .data = CONST_CAST(uint8_t *, p), .len = len };
+    struct pkt_gro_seg seg;
+
+    if (!pkt_gro_parse(&pkt, &seg) || !seg.candidate
+        || seg.flags != TCP_ACK) {
+        return false;
+    }
+    pred->head = p;
+    pred->hdr_len = seg.info.l3_len + seg.info.l4_len;
+    pred->gso_size = seg.info.payload_len;
+    pred->total = seg.info.pkt_len;
+    pred->next_seq = seg.seq + seg.info.payload_len;
+    pred->ipv6 = seg.info.ipv6;
+    return true;
+}
+
+/* The IP length of the headers 'hdr' of a packet of 'pred''s IP version. */
+static size_t
+pkt_gro_pred_ip_len(const struct pkt_gro_pred *pred, const uint8_t *hdr)
+{
+    return (pred->ipv6
+            ? IPV6_HEADER_LEN + pkt_get16(hdr + PKT_IP6_OFS(ip6_plen))
+            : pkt_get16(hdr + PKT_IP4_OFS(ip_tot_len)));
+}
+
+/* Whether the IP headers of 'pred''s head and 'hdr' give the same flow and
+ * fields that must match, as far as the TCP header. */
+static bool
+pkt_gro_pred_same_ip(const struct pkt_gro_pred *pred, const uint8_t *hdr)
+{
+    const uint8_t *h = pred->head;
+
+    if (pred->ipv6) {
+        return (pkt_gro_same(h, hdr, 0, 4)
+                && pkt_gro_same(h, hdr, PKT_IP6_OFS(ip6_nxt), 2)
+                && pkt_gro_same(h, hdr, pkt_ip_addrs_ofs(true), 32));
+    }
+    return (pkt_gro_same(h, hdr, 0, 2)
+            && pkt_gro_same(h, hdr, PKT_IP4_OFS(ip_frag_off), 4)
+            && pkt_gro_same(h, hdr, pkt_ip_addrs_ofs(false), 8));
+}
+
+bool
+pkt_gro_pred_match(const struct pkt_gro_pred *pred, const uint8_t *hdr,
+                   size_t n, size_t *payload, bool *ends)
+{
+    size_t l3 = pred->ipv6 ? IPV6_HEADER_LEN : IP_HEADER_LEN;
+    const uint8_t *tcp = hdr + l3;
+    size_t max = pred->ipv6 ? PKT_GRO_MAX_IP6_LEN : PKT_GRO_MAX_IP4_LEN;
+    uint16_t flags;
+
+    if (n != pred->hdr_len || !pkt_gro_pred_same_ip(pred, hdr)
+        || !pkt_gro_same(pred->head + l3, tcp, 0, 4)
+        || !pkt_gro_same(pred->head + l3, tcp, PKT_TCP_OFS(tcp_ctl), 1)
+        || pkt_get32(tcp + PKT_TCP_OFS(tcp_seq)) != pred->next_seq) {
+        return false;
+    }
+    flags = pkt_ip_tcp_flags(tcp);
+    *payload = pkt_gro_pred_ip_len(pred, hdr) - n;
+    *ends = (flags & TCP_PSH) || *payload < pred->gso_size;
+    return ((flags == TCP_ACK || flags == (TCP_ACK | TCP_PSH))
+            && pkt_gro_pred_ip_len(pred, hdr) > n
+            && *payload <= pred->gso_size && pred->total + *payload <= max);
+}
+
+void
+pkt_gro_pred_advance(struct pkt_gro_pred *pred, size_t payload)
+{
+    pred->total += payload;
+    pred->next_seq += payload;
 }

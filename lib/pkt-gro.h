@@ -49,7 +49,18 @@
  * Every other packet is left untouched, as are the packets of flows beyond
  * the first 64 of a batch (the flow table lives on the stack).  Bytes past
  * a packet's IP length (e.g. WireGuard padding) are ignored and dropped
- * from a head. */
+ * from a head.
+ *
+ * A packet's payload may already be where coalescing would put it: a
+ * receiver that decrypts its packets one after another can predict, from
+ * the first bytes of each (pkt_gro_pred_*() below), that it continues the
+ * run of an earlier one and have the cipher write the rest of it straight
+ * behind that run's bytes in the head's buffer ('placed').  Merging it
+ * then copies nothing.  A placed packet that is not merged after all (its
+ * headers, once authenticated, or the batch say otherwise) gets its bytes
+ * moved back behind its headers, as does every placed packet that
+ * pkt_gro_unplace() is given, so that each packet that is not MERGED is
+ * whole at 'data' afterwards. */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -69,6 +80,11 @@ struct pkt_gro_pkt {
     uint8_t *data;              /* Bare IP packet. */
     size_t len;                 /* Bytes at 'data'. */
     size_t room;                /* Bytes available at 'data', >= len. */
+    uint8_t *placed;            /* If nonnull, where the packet's bytes
+                                 * from offset 'placed_ofs' on are (in a
+                                 * head's buffer, behind its run), rather
+                                 * than at 'data'; NULL on return. */
+    size_t placed_ofs;          /* Its headers' length. */
 
     /* Out. */
     enum pkt_gro_verdict verdict;
@@ -96,5 +112,39 @@ typedef bool pkt_gro_grow_func(void *aux, struct pkt_gro_pkt *pkt,
  * order. */
 size_t pkt_gro_batch(struct pkt_gro_pkt *pkts, size_t n,
                      pkt_gro_grow_func *grow, void *aux);
+
+/* Moves the placed bytes of 'pkt', if any, back behind its headers. */
+void pkt_gro_unplace(struct pkt_gro_pkt *pkt);
+
+/* Predicting runs while packets are decrypted, one after another, from
+ * their first bytes (which are not yet authenticated: a prediction only
+ * says where bytes go, pkt_gro_batch() decides on authenticated ones).
+ * A prediction is the run that a packet (its head) opens and the next
+ * packets should continue: same addresses, ports and header bytes
+ * length, ACK or ACK|PSH, the sequence number that continues it and a
+ * payload of at most the head's. */
+struct pkt_gro_pred {
+    const uint8_t *head;        /* The head's headers. */
+    size_t hdr_len;             /* Their bytes (IP and TCP). */
+    size_t gso_size;            /* The head's payload bytes. */
+    size_t total;               /* IP bytes of the run so far. */
+    uint32_t next_seq;          /* Sequence number that continues it. */
+    bool ipv6;
+};
+
+/* Starts in 'pred' the run that the bare IP packet of 'len' bytes at 'p'
+ * (authenticated) would open, and returns true, or returns false if it
+ * cannot open one. */
+bool pkt_gro_pred_start(struct pkt_gro_pred *pred, const uint8_t *p,
+                        size_t len);
+
+/* Whether 'hdr', the first 'n' bytes of a packet, continue the run of
+ * 'pred': then its payload bytes go to '*payload' and whether it ends the
+ * run (PSH, or a smaller payload) to '*ends'. */
+bool pkt_gro_pred_match(const struct pkt_gro_pred *pred, const uint8_t *hdr,
+                        size_t n, size_t *payload, bool *ends);
+
+/* Adds to 'pred' a packet that continued it with 'payload' bytes. */
+void pkt_gro_pred_advance(struct pkt_gro_pred *pred, size_t payload);
 
 #endif /* pkt-gro.h */

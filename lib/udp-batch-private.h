@@ -42,14 +42,19 @@ struct udp_batch_sock {
     bool gro_active;            /* Changed only by the receiving thread. */
     atomic_bool gso_active;
     atomic_bool gso_failed;
-    struct ovs_mutex mutex;
-    struct udp_batch_stats stats OVS_GUARDED;
+    /* The counters of struct udp_batch_stats, in its order, without a
+     * lock: a receive counter has one writer, the thread polling the
+     * socket's queue (relaxed load and store); a send counter may have
+     * several (transmit queues flush through one socket) and is added to
+     * atomically.  A reader may see one call's counts partly added. */
+    atomic_uint64_t stats[UDP_BATCH_N_STATS];
 };
 
 /* "IPv4" or "IPv6". */
 const char *udp_batch_family_name(int family);
 
-/* Adds the counts 'd' of one call to the socket's statistics. */
+/* Adds the counts 'd' of one call to the socket's statistics; the receive
+ * counts only from the thread that polls the socket. */
 void udp_batch_stats_merge(struct udp_batch_sock *sock,
                            const struct udp_batch_stats *d);
 

@@ -50,26 +50,33 @@ udp_batch_family_name(int family)
     return family == AF_INET ? "IPv4" : "IPv6";
 }
 
+/* The counters of 'stats' as an array, in the order of sock->stats. */
+static const uint64_t *
+udp_batch_stats_array(const struct udp_batch_stats *stats)
+{
+    BUILD_ASSERT_DECL(sizeof *stats == UDP_BATCH_N_STATS * sizeof(uint64_t));
+    return (const uint64_t *) stats;
+}
+
 void
 udp_batch_stats_merge(struct udp_batch_sock *sock,
                       const struct udp_batch_stats *d)
 {
-    struct udp_batch_stats *s = &sock->stats;
+    const uint64_t *add = udp_batch_stats_array(d);
 
-    ovs_mutex_lock(&sock->mutex);
-    s->tx_calls += d->tx_calls;
-    s->tx_datagrams += d->tx_datagrams;
-    s->tx_gso_sends += d->tx_gso_sends;
-    s->tx_gso_segments += d->tx_gso_segments;
-    s->tx_gso_fallbacks += d->tx_gso_fallbacks;
-    s->tx_busy += d->tx_busy;
-    s->tx_errors += d->tx_errors;
-    s->rx_calls += d->rx_calls;
-    s->rx_datagrams += d->rx_datagrams;
-    s->rx_gro_reads += d->rx_gro_reads;
-    s->rx_gro_segments += d->rx_gro_segments;
-    s->rx_errors += d->rx_errors;
-    ovs_mutex_unlock(&sock->mutex);
+    for (size_t i = 0; i < UDP_BATCH_N_STATS; i++) {
+        uint64_t old;
+
+        if (!add[i]) {
+            continue;
+        } else if (i < UDP_BATCH_FIRST_RX_STAT) {
+            atomic_add_relaxed(&sock->stats[i], add[i], &old);
+        } else {
+            /* One writer: no read-modify-write needed. */
+            atomic_read_relaxed(&sock->stats[i], &old);
+            atomic_store_relaxed(&sock->stats[i], old + add[i]);
+        }
+    }
 }
 
 /* Opening. */
@@ -196,7 +203,9 @@ sock_create(int fd, const struct udp_batch_options *opts)
     sock->gso_supported = kernel_has_gso(fd);
     atomic_init(&sock->gso_active, opts->gso && sock->gso_supported);
     atomic_init(&sock->gso_failed, false);
-    ovs_mutex_init(&sock->mutex);
+    for (size_t i = 0; i < UDP_BATCH_N_STATS; i++) {
+        atomic_init(&sock->stats[i], 0);
+    }
     if (opts->gro) {
         udp_batch_set_gro(sock, true);
     }
@@ -244,7 +253,6 @@ udp_batch_close(struct udp_batch_sock *sock)
 {
     if (sock) {
         close(sock->fd);
-        ovs_mutex_destroy(&sock->mutex);
         free(sock);
     }
 }
@@ -283,10 +291,11 @@ udp_batch_get_stats(const struct udp_batch_sock *sock_,
                     struct udp_batch_stats *stats)
 {
     struct udp_batch_sock *sock = CONST_CAST(struct udp_batch_sock *, sock_);
+    uint64_t *out = CONST_CAST(uint64_t *, udp_batch_stats_array(stats));
 
-    ovs_mutex_lock(&sock->mutex);
-    *stats = sock->stats;
-    ovs_mutex_unlock(&sock->mutex);
+    for (size_t i = 0; i < UDP_BATCH_N_STATS; i++) {
+        atomic_read_relaxed(&sock->stats[i], &out[i]);
+    }
 }
 
 void

@@ -34,7 +34,8 @@
  *
  * Thread safety: a socket may be used for sending from several threads at
  * once, each with its own 'struct udp_batch_tx'; receiving is meant for one
- * thread at a time.  Counters are kept per socket. */
+ * thread at a time.  Counters are kept per socket, without a lock: its
+ * receive counters have that one writer, its send counters are atomic. */
 
 #include <netinet/in.h>
 #include <stdbool.h>
@@ -92,6 +93,10 @@ struct udp_batch_stats {
     uint64_t rx_gro_segments;   /* Datagrams in those reads (sum). */
     uint64_t rx_errors;         /* Truncated reads and receive errors. */
 };
+#define UDP_BATCH_N_STATS (sizeof(struct udp_batch_stats) / sizeof(uint64_t))
+/* The first receive counter of struct udp_batch_stats, as an index. */
+#define UDP_BATCH_FIRST_RX_STAT \
+    (offsetof(struct udp_batch_stats, rx_calls) / sizeof(uint64_t))
 
 /* State of a socket, for display. */
 struct udp_batch_info {

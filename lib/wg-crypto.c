@@ -50,11 +50,13 @@ static struct {
     enum wg_crypto_aead_backend backend;    /* For keys created next. */
 } wg_crypto;
 
-/* Per key, for the backend chosen when it was created: with OpenSSL, one
- * context per direction, keyed once, so that a packet only sets its nonce;
- * with intel-ipsec-mb, the key itself (its jobs take the raw key, followed
- * by the room the library may read).  A key must not be used by two threads
- * at the same time. */
+/* Per key, for the backend chosen when it was created, the key itself
+ * (intel-ipsec-mb's jobs take the raw key, followed by the room the library
+ * may read; OpenSSL contexts are keyed from it) and, for OpenSSL, the
+ * number that names it in the threads' contexts (wg_crypto_evp_ctx()).
+ * A key seals or opens on any number of threads at once.  The one-shot
+ * forms for handshake messages use a key of their own on the stack with
+ * its own context ('once'), on one thread. */
 #ifdef WG_HAVE_IPSEC_MB
 #define WG_AEAD_RAW_ROOM WG_AEAD_IPSECMB_KEY_ROOM
 #else
@@ -62,11 +64,8 @@ static struct {
 #endif
 struct wg_aead_key {
     enum wg_crypto_aead_backend backend;
-    struct ovs_mutex mutex;     /* OpenSSL: a context serves one call at a
-                                 * time, and a key may seal on several
-                                 * threads (wg_device_encrypt_finish()). */
-    EVP_CIPHER_CTX *enc;        /* Used with 'mutex' held. */
-    EVP_CIPHER_CTX *dec;
+    uint64_t id;                /* OpenSSL: never 0, never reused. */
+    EVP_CIPHER_CTX *once;       /* One-shot forms only. */
     uint8_t raw[WG_AEAD_RAW_ROOM];
 };
 
@@ -292,23 +291,31 @@ wg_aead_ctx_create(const uint8_t key[WG_KEY_LEN], bool enc)
     return wg_crypto_ready() ? wg_aead_ctx_create__(key, enc) : NULL;
 }
 
+/* The calling thread's context for 'k' in direction 'enc', keyed for it,
+ * or NULL on library failure. */
+static EVP_CIPHER_CTX *
+wg_aead_thread_ctx(const struct wg_aead_key *k, bool enc)
+{
+    return (k->once ? k->once
+            : wg_crypto_evp_ctx(k->id, k->raw, wg_crypto.chacha, enc));
+}
+
 static struct wg_aead_key *
 wg_aead_key_create__(enum wg_crypto_aead_backend backend,
                      const uint8_t key[WG_KEY_LEN])
 {
     struct wg_aead_key *k = xzalloc(sizeof *k);
 
-    ovs_mutex_init(&k->mutex);
     k->backend = backend;
-    if (k->backend == WG_CRYPTO_AEAD_IPSECMB) {
-        memcpy(k->raw, key, WG_KEY_LEN);
-        return k;
-    }
-    k->enc = wg_aead_ctx_create__(key, true);
-    k->dec = k->enc ? wg_aead_ctx_create__(key, false) : NULL;
-    if (!k->dec) {
-        wg_aead_key_destroy(k);
-        return NULL;
+    memcpy(k->raw, key, WG_KEY_LEN);
+    if (k->backend == WG_CRYPTO_AEAD_OPENSSL) {
+        k->id = wg_crypto_evp_new_id();
+        /* Keyed once here, so that a key the library refuses fails now. */
+        if (!wg_aead_thread_ctx(k, true) || !wg_aead_thread_ctx(k, false)) {
+            wg_crypto_log_failure("ChaCha20-Poly1305 key setup");
+            wg_aead_key_destroy(k);
+            return NULL;
+        }
     }
     return k;
 }
@@ -331,10 +338,6 @@ void
 wg_aead_key_destroy(struct wg_aead_key *k)
 {
     if (k) {
-        /* Freeing a context makes OpenSSL clear its key schedule. */
-        EVP_CIPHER_CTX_free(k->enc);
-        EVP_CIPHER_CTX_free(k->dec);
-        ovs_mutex_destroy(&k->mutex);
         wg_crypto_wipe(k, sizeof *k);
         free(k);
     }
@@ -454,13 +457,9 @@ wg_aead_seal_backend(const struct wg_aead_key *k,
                                    ad, ad_len, dst + len);
     }
 #endif
-    struct wg_aead_key *key = CONST_CAST(struct wg_aead_key *, k);
-    bool ok;
+    EVP_CIPHER_CTX *ctx = wg_aead_thread_ctx(k, true);
 
-    ovs_mutex_lock(&key->mutex);
-    ok = wg_aead_seal__(key->enc, nonce, dst, src, len, ad, ad_len);
-    ovs_mutex_unlock(&key->mutex);
-    return ok;
+    return ctx && wg_aead_seal__(ctx, nonce, dst, src, len, ad, ad_len);
 }
 
 static bool
@@ -474,13 +473,9 @@ wg_aead_open_backend(const struct wg_aead_key *k,
         return wg_aead_open_ipsecmb(k, nonce, dst, src, pt_len, ad, ad_len);
     }
 #endif
-    struct wg_aead_key *key = CONST_CAST(struct wg_aead_key *, k);
-    bool ok;
+    EVP_CIPHER_CTX *ctx = wg_aead_thread_ctx(k, false);
 
-    ovs_mutex_lock(&key->mutex);
-    ok = wg_aead_open__(key->dec, nonce, dst, src, pt_len, ad, ad_len);
-    ovs_mutex_unlock(&key->mutex);
-    return ok;
+    return ctx && wg_aead_open__(ctx, nonce, dst, src, pt_len, ad, ad_len);
 }
 
 bool
@@ -582,13 +577,11 @@ wg_crypto_aead_seal_once(const uint8_t key[WG_KEY_LEN], uint64_t counter,
                          uint8_t *dst, const uint8_t *src, size_t len,
                          const uint8_t *ad, size_t ad_len)
 {
-    struct wg_aead_key k = { .enc = wg_aead_ctx_create(key, true) };
+    struct wg_aead_key k = { .once = wg_aead_ctx_create(key, true) };
     bool ok;
 
-    ovs_mutex_init(&k.mutex);
-    ok = k.enc && wg_aead_seal(&k, counter, dst, src, len, ad, ad_len);
-    ovs_mutex_destroy(&k.mutex);
-    EVP_CIPHER_CTX_free(k.enc);
+    ok = k.once && wg_aead_seal(&k, counter, dst, src, len, ad, ad_len);
+    EVP_CIPHER_CTX_free(k.once);
     return ok;
 }
 
@@ -597,13 +590,11 @@ wg_crypto_aead_open_once(const uint8_t key[WG_KEY_LEN], uint64_t counter,
                          uint8_t *dst, const uint8_t *src, size_t len,
                          const uint8_t *ad, size_t ad_len)
 {
-    struct wg_aead_key k = { .dec = wg_aead_ctx_create(key, false) };
+    struct wg_aead_key k = { .once = wg_aead_ctx_create(key, false) };
     bool ok;
 
-    ovs_mutex_init(&k.mutex);
-    ok = k.dec && wg_aead_open(&k, counter, dst, src, len, ad, ad_len);
-    ovs_mutex_destroy(&k.mutex);
-    EVP_CIPHER_CTX_free(k.dec);
+    ok = k.once && wg_aead_open(&k, counter, dst, src, len, ad, ad_len);
+    EVP_CIPHER_CTX_free(k.once);
     return ok;
 }
 

@@ -20,8 +20,9 @@
 /* The one seam between the WireGuard engine and its crypto libraries.
  *
  * The data-path ChaCha20-Poly1305 runs on intel-ipsec-mb where it is built
- * in (wg-aead-ipsecmb.h) or on OpenSSL 3 libcrypto (one cipher context per
- * key, reused for every packet); OpenSSL also provides the handshake's
+ * in (wg-aead-ipsecmb.h) or on OpenSSL 3 libcrypto (cipher contexts per
+ * thread, keyed again only when a thread's slot serves another key, so that
+ * no lock is taken); OpenSSL also provides the handshake's
  * ChaCha20-Poly1305, BLAKE2s-256, keyed BLAKE2s and HMAC-BLAKE2s.
  * libsodium provides X25519, XChaCha20-Poly1305 (cookies), randomness,
  * constant-time comparison and secure wiping.  Libraries are called only

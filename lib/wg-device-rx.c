@@ -451,6 +451,15 @@ wg_device_decrypt_finish(struct wg_device_opener *op, uint8_t *buf,
                               len - WG_MSG_DATA_HEADER_LEN, NULL, 0);
 }
 
+void
+wg_device_decrypt_finish_to(struct wg_device_opener *op, const uint8_t *buf,
+                            size_t len, uint8_t *dst)
+{
+    op->opened = wg_aead_open(op->kp->recv_key, op->counter, dst,
+                              buf + WG_MSG_DATA_HEADER_LEN,
+                              len - WG_MSG_DATA_HEADER_LEN, NULL, 0);
+}
+
 enum wg_device_rx
 wg_device_decrypt_end(struct wg_device *dev, const struct sockaddr *src,
                       socklen_t src_len, uint8_t *buf, size_t len,

@@ -552,6 +552,12 @@ bool wg_device_decrypt_begin(struct wg_device *dev,
                              enum wg_device_rx *rxp);
 void wg_device_decrypt_finish(struct wg_device_opener *opener, uint8_t *buf,
                               size_t len);
+/* wg_device_decrypt_finish() with the text going to 'dst' (len - 32
+ * bytes, apart from 'buf') instead of in place; zeros there if the message
+ * fails to open. */
+void wg_device_decrypt_finish_to(struct wg_device_opener *opener,
+                                 const uint8_t *buf, size_t len,
+                                 uint8_t *dst);
 enum wg_device_rx wg_device_decrypt_end(struct wg_device *dev,
                                         const struct sockaddr *src,
                                         socklen_t src_len,

@@ -36,7 +36,10 @@
  * pseudo-header sum in the TCP checksum field; all members but the last
  * carry gso_size bytes and no PSH; no packet of the flow between a head and
  * its last member was left out; and the TCP payload bytes of the batch are
- * the same before and after. */
+ * the same before and after.  With bit 0x20 of the first byte, the batch's
+ * payloads are first placed as a receiver predicting runs places them
+ * (fuzz_place()), and the same invariants hold, each packet leaving with
+ * nothing placed. */
 
 #include <config.h>
 
@@ -254,6 +257,7 @@ fuzz_check(const struct fuzz_batch *b, size_t ret)
         in_payload += fuzz_tcp_payload(b->orig[i], b->orig_len[i], &info);
         switch (pkt->verdict) {
         case PKT_GRO_PASS:
+            FUZZ_CHECK(!pkt->placed);
             FUZZ_CHECK(pkt->len == b->orig_len[i]);
             FUZZ_CHECK(!memcmp(pkt->data, b->orig[i], pkt->len));
             out_payload += fuzz_tcp_payload(pkt->data, pkt->len, &info);
@@ -276,6 +280,57 @@ fuzz_check(const struct fuzz_batch *b, size_t ret)
     FUZZ_CHECK(in_payload == out_payload);
 }
 
+/* Makes head 'h' of 'b' a buffer of FUZZ_BIG_ROOM bytes. */
+static void
+fuzz_make_big(struct fuzz_batch *b, size_t h)
+{
+    if (b->pkts[h].room < FUZZ_BIG_ROOM) {
+        b->mem[h] = xrealloc(b->mem[h], FUZZ_BIG_ROOM);
+        b->pkts[h].data = b->mem[h];
+        b->pkts[h].room = FUZZ_BIG_ROOM;
+    }
+}
+
+/* A receiver's step 3, simulated on 'b': packets one after another, each
+ * that continues the prediction (pkt_gro_pred_match() on its first bytes)
+ * has its bytes after the headers written behind the run in the head's
+ * buffer and its own bytes there overwritten.  Only packets without bytes
+ * past their IP length take part, as a receiver places those only. */
+static void
+fuzz_place(struct fuzz_batch *b)
+{
+    struct pkt_gro_pred pred;
+    size_t head = SIZE_MAX;
+
+    for (size_t i = 0; i < b->n; i++) {
+        struct pkt_gro_pkt *pkt = &b->pkts[i];
+        size_t payload, rest;
+        bool ends;
+
+        if (head != SIZE_MAX && pkt->len > pred.hdr_len
+            && pkt_gro_pred_match(&pred, pkt->data, pred.hdr_len, &payload,
+                                  &ends)
+            && pred.hdr_len + payload == pkt->len
+            && pred.total + payload <= FUZZ_BIG_ROOM) {
+            uint8_t *to;
+
+            fuzz_make_big(b, head);
+            pred.head = b->pkts[head].data;
+            to = b->pkts[head].data + pred.total;
+            rest = pkt->len - pred.hdr_len;
+            memcpy(to, pkt->data + pred.hdr_len, rest);
+            memset(pkt->data + pred.hdr_len, 0xee, rest);
+            pkt->placed = to;
+            pkt->placed_ofs = pred.hdr_len;
+            pkt_gro_pred_advance(&pred, payload);
+            head = ends ? SIZE_MAX : head;
+            continue;
+        }
+        head = (pkt_gro_pred_start(&pred, pkt->data, pkt->len)
+                && pred.total == pkt->len ? i : SIZE_MAX);
+    }
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -284,6 +339,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t ret;
 
     fuzz_parse_input(&b, data, size);
+    if (size && data[0] & 0x20) {
+        fuzz_place(&b);
+    }
     ret = pkt_gro_batch(b.pkts, b.n, use_grow ? fuzz_grow : NULL, &b);
     fuzz_check(&b, ret);
     for (size_t i = 0; i < b.n; i++) {

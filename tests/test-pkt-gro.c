@@ -40,6 +40,9 @@ struct batch {
     uint8_t *mem[MAX_PKTS];     /* What to free. */
     struct test_pkt_spec spec[MAX_PKTS];
     int expect[MAX_PKTS];       /* P, own index (head), or the head's. */
+    uint8_t *dead[MAX_PKTS];    /* Buffers of removed packets, freed last
+                                 * (placed bytes may be there). */
+    size_t n_dead;
 };
 
 enum room_mode {
@@ -47,6 +50,9 @@ enum room_mode {
     ROOM_GROW,                  /* Tight room, a grow callback. */
     ROOM_TIGHT,                 /* Tight room, no callback. */
     ROOM_GROW_FAILS,            /* Tight room, a callback that fails. */
+    ROOM_PLACED,                /* As ROOM_BIG, with payloads placed as a
+                                 * receiver predicting runs places them
+                                 * (batch_place()). */
 };
 
 static bool
@@ -104,7 +110,10 @@ batch_free(struct batch *b)
         free(b->mem[i]);
         free(b->orig[i]);
     }
-    b->n = 0;
+    for (size_t i = 0; i < b->n_dead; i++) {
+        free(b->dead[i]);
+    }
+    b->n = b->n_dead = 0;
 }
 
 /* Checks coalesced head 'h' of 'b'. */
@@ -188,6 +197,7 @@ batch_run(struct batch *b, enum room_mode mode, const char *name)
                     "expected %d\n", name, i, pkt->verdict, pkt->head, e);
             WGTEST_CHECK(false);
         }
+        WGTEST_CHECK(!pkt->placed);
         if (e == P) {
             WGTEST_CHECK(pkt->len == b->orig_len[i]);
             WGTEST_CHECK_MEM(pkt->data, b->orig[i], pkt->len);
@@ -197,6 +207,74 @@ batch_run(struct batch *b, enum room_mode mode, const char *name)
         n_out += e != P && e != i ? 0 : 1;
     }
     WGTEST_CHECK(ret == n_out);
+}
+
+/* Removes packet 'i' from 'b'. */
+static void
+batch_remove(struct batch *b, size_t i)
+{
+    b->dead[b->n_dead++] = b->mem[i];
+    free(b->orig[i]);
+    b->n--;
+    for (size_t j = i; j < b->n; j++) {
+        b->pkts[j] = b->pkts[j + 1];
+        b->orig[j] = b->orig[j + 1];
+        b->orig_len[j] = b->orig_len[j + 1];
+        b->mem[j] = b->mem[j + 1];
+        b->spec[j] = b->spec[j + 1];
+        b->expect[j] = b->expect[j + 1];
+    }
+}
+
+/* A receiver's step 3 on 'b' (built with ROOM_BIG), simulated: packets
+ * arrive one after another; one that continues the prediction
+ * (pkt_gro_pred_match() on its headers) gets its bytes after the headers
+ * written behind the run in the head's buffer, as the cipher would write
+ * them, and its own bytes there overwritten.  Packet 'fail' fails its
+ * tag: its placed bytes become zeros, it leaves the batch and the
+ * prediction stays; packet 'drop' is dropped later (a replay): it leaves
+ * the batch after its bytes were placed. */
+static void
+batch_place(struct batch *b, size_t fail, size_t drop)
+{
+    struct pkt_gro_pred pred;
+    bool active = false;
+    uint8_t *head = NULL;
+    size_t n = b->n;
+
+    for (size_t i = 0, k = 0; k < n; k++) {
+        struct pkt_gro_pkt *pkt = &b->pkts[i];
+        uint8_t *to = active ? head + pred.total : NULL;
+        size_t payload, rest = active ? pkt->len - pred.hdr_len : 0;
+        bool ends;
+
+        if (active && pred.total + rest <= BIG_ROOM
+            && pkt_gro_pred_match(&pred, pkt->data, pred.hdr_len, &payload,
+                                  &ends)) {
+            memcpy(to, pkt->data + pred.hdr_len, rest);
+            memset(pkt->data + pred.hdr_len, 0xee, rest);
+            pkt->placed = to;
+            pkt->placed_ofs = pred.hdr_len;
+            if (k == fail) {
+                memset(to, 0, rest);
+                batch_remove(b, i);
+                continue;
+            }
+            pkt_gro_pred_advance(&pred, payload);
+            active = !ends;
+        } else if (k == fail) {
+            batch_remove(b, i);
+            continue;
+        } else if ((active = pkt_gro_pred_start(&pred, pkt->data,
+                                                pkt->len))) {
+            head = pkt->data;
+        }
+        if (k == drop) {
+            batch_remove(b, i);
+            continue;
+        }
+        i++;
+    }
 }
 
 /* One packet of a table case; the test fills ports, addresses, sequence
@@ -337,7 +415,8 @@ run_case(const struct gro_case *c, bool ipv6, enum room_mode mode,
 {
     uint32_t next_seq[2] = { seq0, 7 };
     struct batch b = { .n = 0 };
-    bool merges = mode == ROOM_BIG || mode == ROOM_GROW;
+    bool merges = (mode == ROOM_BIG || mode == ROOM_GROW
+                   || mode == ROOM_PLACED);
 
     for (size_t i = 0; i < c->n; i++) {
         struct test_pkt_spec spec;
@@ -345,7 +424,12 @@ run_case(const struct gro_case *c, bool ipv6, enum room_mode mode,
 
         make_spec(c, i, ipv6, next_seq, &spec);
         /* Without room, nothing coalesces. */
-        batch_add(&b, &spec, merges ? e : P, mode);
+        batch_add(&b, &spec, merges ? e : P,
+                  mode == ROOM_PLACED ? ROOM_BIG : mode);
+    }
+    if (mode == ROOM_PLACED) {
+        batch_place(&b, SIZE_MAX, SIZE_MAX);
+        mode = ROOM_BIG;
     }
     batch_run(&b, mode, c->name);
     batch_free(&b);
@@ -361,10 +445,57 @@ test_gro_cases(void)
             if (c->family == (v6 ? 4 : 6)) {
                 continue;
             }
-            for (int mode = ROOM_BIG; mode <= ROOM_GROW_FAILS; mode++) {
+            for (int mode = ROOM_BIG; mode <= ROOM_PLACED; mode++) {
                 run_case(c, v6, mode, 1000);
             }
             run_case(c, v6, ROOM_BIG, 0xfffff000);   /* Sequence wraps. */
+        }
+    }
+}
+
+/* Placed payloads when a message of the flow fails its tag or is dropped
+ * after it was placed, in the middle of a run: the run's earlier segments
+ * stay intact, the packets after it are whole (moved back, or moved to
+ * the run they do continue), and each packet comes out right.  Given as
+ * (case, packet that fails, packet dropped, expectations for the packets
+ * left). */
+static void
+test_gro_placed_failures(void)
+{
+    static const struct {
+        const char *name;
+        size_t n, fail, drop;
+        int expect[8];
+    } cases[] = {
+        { "bad tag mid-run", 6, 2, SIZE_MAX, { 0, 0, 2, 2, 2 } },
+        { "bad tag on the second", 4, 1, SIZE_MAX, { P, 1, 1 } },
+        { "bad tag on the last", 4, 3, SIZE_MAX, { 0, 0, 0 } },
+        { "dropped mid-run", 6, SIZE_MAX, 2, { 0, 0, 2, 2, 2 } },
+        { "dropped head", 4, SIZE_MAX, 0, { 0, 0, 0 } },
+        { "bad tag, then dropped", 7, 2, 4, { 0, 0, P, 3, 3 } },
+    };
+
+    for (size_t c = 0; c < ARRAY_SIZE(cases); c++) {
+        for (int v6 = 0; v6 < 2; v6++) {
+            struct batch b = { .n = 0 };
+            uint32_t seq = 1;
+
+            for (size_t i = 0; i < cases[c].n; i++) {
+                struct test_pkt_spec spec = {
+                    .ipv6 = v6, .sport = 1, .dport = 2, .seq = seq,
+                    .flags = TCP_ACK, .payload_len = 1000,
+                    .payload_seed = i,
+                };
+
+                batch_add(&b, &spec, P, ROOM_BIG);
+                seq += spec.payload_len;
+            }
+            batch_place(&b, cases[c].fail, cases[c].drop);
+            for (size_t i = 0; i < b.n; i++) {
+                b.expect[i] = cases[c].expect[i];
+            }
+            batch_run(&b, ROOM_BIG, cases[c].name);
+            batch_free(&b);
         }
     }
 }
@@ -472,6 +603,7 @@ static void
 test_pkt_gro_main(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
 {
     test_gro_cases();
+    test_gro_placed_failures();
     test_gro_limits();
     test_gro_flow_limit();
     test_gro_misc();

@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "openvswitch/vlog.h"
+#include "ovs-thread.h"
 #include "util.h"
 #include "wg-crypto-selftest.h"
 #include "wg-test-hooks.h"
@@ -338,6 +339,62 @@ test_aead_against_openssl(void)
     free(out);
 }
 
+/* OpenSSL keys on several threads at once, each thread sealing and
+ * opening with more keys than it keeps contexts for, keys taking turns:
+ * every message is libsodium's RFC 8439 seal of it, byte for byte (a
+ * thread's context keyed for the wrong key, or shared by two threads,
+ * gives other bytes), and opens again. */
+#define AEAD_THREAD_KEYS 20
+#define AEAD_THREADS 4
+static struct wg_aead_key *aead_thread_keys[AEAD_THREAD_KEYS];
+static uint8_t aead_thread_raw[AEAD_THREAD_KEYS][WG_KEY_LEN];
+
+static void *
+aead_thread_main(void *arg)
+{
+    uintptr_t t = (uintptr_t) arg;
+    uint8_t pt[1500], a[1500 + 16], b[1500 + 16], nonce[12] = { 0 };
+
+    for (size_t i = 0; i < 2000; i++) {
+        size_t key = (i * 7 + t) % AEAD_THREAD_KEYS, len = (i * 13) % 1500;
+        unsigned long long b_len;
+
+        memset(pt, (int) (i + t), len);
+        memcpy(nonce + 4, &i, sizeof i);
+        WGTEST_CHECK(wg_aead_seal_nonce(aead_thread_keys[key], nonce, a, pt,
+                                        len, NULL, 0));
+        crypto_aead_chacha20poly1305_ietf_encrypt(
+            b, &b_len, pt, len, NULL, 0, NULL, nonce, aead_thread_raw[key]);
+        WGTEST_CHECK_MEM(a, b, len + WG_AEAD_TAG_LEN);
+        WGTEST_CHECK(wg_aead_open_nonce(aead_thread_keys[key], nonce, a, a,
+                                        len + WG_AEAD_TAG_LEN, NULL, 0));
+        WGTEST_CHECK_MEM(a, pt, len);
+    }
+    return NULL;
+}
+
+static void
+test_aead_threads(void)
+{
+    pthread_t threads[AEAD_THREADS];
+
+    for (size_t i = 0; i < AEAD_THREAD_KEYS; i++) {
+        wg_crypto_random(aead_thread_raw[i], WG_KEY_LEN);
+        aead_thread_keys[i] = wg_aead_key_create(aead_thread_raw[i]);
+        WGTEST_CHECK(aead_thread_keys[i] != NULL);
+    }
+    for (uintptr_t t = 0; t < AEAD_THREADS; t++) {
+        threads[t] = ovs_thread_create("aead", aead_thread_main,
+                                       (void *) t);
+    }
+    for (size_t t = 0; t < AEAD_THREADS; t++) {
+        xpthread_join(threads[t], NULL);
+    }
+    for (size_t i = 0; i < AEAD_THREAD_KEYS; i++) {
+        wg_aead_key_destroy(aead_thread_keys[i]);
+    }
+}
+
 /* wg_aead_seal_padded() of the 'len' bytes at 'src' with 'pad_len' zeros
  * after them, apart from 'dst' and in place: both give libsodium's RFC 8439
  * seal of the padded text, byte for byte, the source stays as it was, no
@@ -472,6 +529,7 @@ test_aead_main(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
         test_aead_against_openssl();
         test_aead_seal_padded();
         test_aead_failure_wipes();
+        test_aead_threads();
         printf("%s: ok\n", wg_crypto_aead_backend_name(backends[i]));
     }
     test_xaead();
