@@ -269,9 +269,14 @@ extern struct ovs_list netdev_wg_list OVS_GUARDED_BY(netdev_wg_list_mutex);
  *     and writes; transmit queues read without 'wg->mutex';
  *   - a receive queue's 'ring_mutex': its packets for the bridge, a leaf
  *     taken with or without 'wg->mutex';
- *   - below the port, udp-batch's per-socket mutex and atomic counters,
- *     and each keypair's 'replay_mutex' (wg-noise), a leaf taken with or
- *     without 'wg->mutex'.
+ *   - the datapath underlay's companion (netdev-wireguard-underlay*.c),
+ *     when the port has one in place of its sockets: its own lock for the
+ *     neighbour cache and the framing of a batch, then a leaf lock per
+ *     ring, taken after every lock above;
+ *   - below the port, udp-batch's per-socket mutex (its counters take no
+ *     lock: one writer per receive counter, atomics for sending) and each
+ *     keypair's 'replay_mutex' (wg-noise), a leaf taken with or without
+ *     'wg->mutex'.
  *
  * Two leaf locks stand apart: 'wg->flags_mutex' (OVS's fatal-signal hook
  * sets the flags) and the UAPI module's list of sockets to close
@@ -303,9 +308,9 @@ extern struct ovs_list netdev_wg_list OVS_GUARDED_BY(netdev_wg_list_mutex);
  * sending to one port do those in parallel.  A keypair is referenced while
  * a message is sealed (struct wg_noise_keypair), so a rekey or a peer's
  * removal on another thread never frees keys in use; intel-ipsec-mb keeps
- * one manager per thread (wg-aead-ipsecmb.c) and an OpenSSL key serializes
- * its own context
- * (wg-crypto.c).  A receive round (netdev-wireguard-rx.c) takes it nowhere
+ * one manager per thread (wg-aead-ipsecmb.c) and OpenSSL one set of
+ * cipher contexts per thread (wg-crypto-evp.c).  A receive round
+ * (netdev-wireguard-rx.c) takes it nowhere
  * when the round holds only data messages to their peers' current
  * keypairs from the peers' endpoints, with inner packets to destinations
  * the queue resolved in the last second (NETDEV_WG_RX_RESOLVED_MS; one
