@@ -91,6 +91,21 @@ netdev_wg_ring_pop(struct netdev_wg_ring *ring)
     return pkt;
 }
 
+void
+netdev_wg_ring_pop_batch(struct netdev_wg_ring *ring,
+                         struct dp_packet_batch *batch)
+{
+    struct dp_packet *pkt;
+
+    ovs_compat_batch_clear(batch);
+    while (dp_packet_batch_size(batch) < NETDEV_MAX_BURST
+           && (pkt = netdev_wg_ring_peek(ring))
+           && (dp_packet_batch_is_empty(batch)
+               || pkt_pool_same_source(batch->packets[0], pkt))) {
+        dp_packet_batch_add(batch, netdev_wg_ring_pop(ring));
+    }
+}
+
 /* Lifecycle. */
 
 void

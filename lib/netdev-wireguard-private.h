@@ -642,6 +642,11 @@ void netdev_wg_ring_destroy(struct netdev_wg_ring *ring);
 bool netdev_wg_ring_push(struct netdev_wg_ring *ring, struct dp_packet *pkt);
 struct dp_packet *netdev_wg_ring_peek(const struct netdev_wg_ring *ring);
 struct dp_packet *netdev_wg_ring_pop(struct netdev_wg_ring *ring);
+/* Moves the ring's first packets into the cleared 'batch', at most
+ * NETDEV_MAX_BURST and all of the first one's source (pkt-pool.h), so that
+ * the datapath frees the batch in one go. */
+void netdev_wg_ring_pop_batch(struct netdev_wg_ring *ring,
+                              struct dp_packet_batch *batch);
 
 /* netdev-wireguard-uapi.c: the UAPI socket of a port. */
 

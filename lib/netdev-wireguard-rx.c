@@ -694,16 +694,8 @@ netdev_wg_rx_pop(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
                  struct dp_packet_batch *batch)
     OVS_EXCLUDED(wg->mutex)
 {
-    struct dp_packet *pkt;
-
-    ovs_compat_batch_clear(batch);
     ovs_mutex_lock(&q->ring_mutex);
-    while (dp_packet_batch_size(batch) < NETDEV_MAX_BURST
-           && (pkt = netdev_wg_ring_peek(&q->to_bridge))
-           && (dp_packet_batch_is_empty(batch)
-               || pkt_pool_same_source(batch->packets[0], pkt))) {
-        dp_packet_batch_add(batch, netdev_wg_ring_pop(&q->to_bridge));
-    }
+    netdev_wg_ring_pop_batch(&q->to_bridge, batch);
     ovs_mutex_unlock(&q->ring_mutex);
     return dp_packet_batch_is_empty(batch) ? EAGAIN : 0;
 }

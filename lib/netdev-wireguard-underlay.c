@@ -595,15 +595,11 @@ netdev_wg_ul_rxq_recv(struct netdev_rxq *rxq, struct dp_packet_batch *batch,
     struct netdev_wg_ul *ul = netdev_wg_ul_cast(rxq->netdev);
     struct dp_packet *pkt;
 
-    ovs_compat_batch_clear(batch);
     ovs_mutex_lock(&ul->dp_mutex);
-    while (dp_packet_batch_size(batch) < NETDEV_MAX_BURST
-           && (pkt = netdev_wg_ring_peek(&ul->to_dp))
-           && (dp_packet_batch_is_empty(batch)
-               || pkt_pool_same_source(batch->packets[0], pkt))) {
+    netdev_wg_ring_pop_batch(&ul->to_dp, batch);
+    DP_PACKET_BATCH_FOR_EACH (i, pkt, batch) {
         ul->rx_packets++;
         ul->rx_bytes += dp_packet_size(pkt);
-        dp_packet_batch_add(batch, netdev_wg_ring_pop(&ul->to_dp));
     }
     if (qfill) {
         *qfill = ul->to_dp.n;
