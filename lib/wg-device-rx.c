@@ -150,6 +150,7 @@ data_authenticated(struct wg_device *dev, struct wg_peer *peer,
         wg_device_wall_clock(dev, &peer->last_handshake);
         wg_device_session_ready(dev, peer);
     }
+    wg_noise_keypairs_drop_stale(&peer->keypairs, kp);
 
     /* An initiator rekeys before the keypair gets too old to receive. */
     current = wg_noise_keypairs_current(&peer->keypairs);
@@ -507,7 +508,9 @@ rekey_on_receive_due(const struct wg_noise_keypair *kp, long long int now)
 
 /* The peer of an opened message whose keypair is still its peer's current
  * one, that came from the peer's endpoint and needs no rekey: the messages
- * that wg_device_decrypt_end_unlocked() ends.  NULL for any other.  The
+ * that wg_device_decrypt_end_unlocked() ends (and keeps no keypairs made
+ * before our key changed, which the locked path forgets once the peer uses
+ * a new one).  NULL for any other.  The
  * peer found when the message was begun is still valid (RCU: the caller
  * has not quiesced since), and while 'op->kp' is its current keypair the
  * receiver index is still that keypair's, so no second lookup is needed;
@@ -521,7 +524,8 @@ unlocked_end_peer(const struct sockaddr *src, socklen_t src_len,
     if (!op->opened
         || wg_noise_keypairs_current_for(&peer->keypairs, op->index) != op->kp
         || !wg_peer_endpoint_is(peer, src, src_len)
-        || rekey_on_receive_due(op->kp, now)) {
+        || rekey_on_receive_due(op->kp, now)
+        || wg_noise_keypairs_has_stale(&peer->keypairs)) {
         return NULL;
     }
     return peer;

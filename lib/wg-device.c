@@ -195,9 +195,30 @@ wg_device_static_due(const struct wg_device *dev)
             : LLONG_MAX);
 }
 
-/* After an identity change: fresh cookie keys, every peer's sessions
+/* After an identity change: fresh cookie keys, every peer's handshake
  * dropped and its static-static DH forgotten, to be computed anew by the
- * next runs (see above). */
+ * next runs (see above).  Its sessions send no more (the next message
+ * starts a handshake with the new key) but still receive until they
+ * expire or the peer sends on a session of the new key: until it learns
+ * the new key the peer goes on sending on them, and what it sends
+ * meanwhile (a stream's ACKs) is not lost; after, nothing of the old
+ * sessions is accepted.  Without a key, nothing is sent or received: the
+ * sessions go with it. */
+static void
+peer_identity_changed(struct wg_peer *peer, bool has_key)
+{
+    if (has_key) {
+        wg_peer_clear_handshake(peer);
+        wg_noise_keypairs_identity_changed(&peer->keypairs);
+        wg_timers_reset_initiation_limit(&peer->timers);
+    } else {
+        wg_peer_clear_sessions(peer);
+        wg_timers_stop(&peer->timers);
+    }
+    peer->handshake.static_static_valid = false;
+    wg_crypto_wipe(peer->handshake.precomputed_static_static, WG_KEY_LEN);
+}
+
 static void
 identity_changed(struct wg_device *dev)
 {
@@ -207,11 +228,7 @@ identity_changed(struct wg_device *dev)
                            dev->identity.has_key
                            ? dev->identity.static_public : NULL);
     LIST_FOR_EACH (peer, list_node, &dev->peers) {
-        wg_peer_clear_sessions(peer);
-        wg_timers_stop(&peer->timers);
-        peer->handshake.static_static_valid = false;
-        wg_crypto_wipe(peer->handshake.precomputed_static_static,
-                       WG_KEY_LEN);
+        peer_identity_changed(peer, dev->identity.has_key);
     }
     wg_device_peer_walk_destroy(&dev->ss_walk);
     if (dev->identity.has_key) {

@@ -142,7 +142,7 @@ derive_keypair(const struct wg_noise_handshake *hs, bool initiator,
     wg_replay_init(&kp->replay);
     kp->birth_ms = now_ms;
     kp->i_am_initiator = initiator;
-    kp->send_valid = true;
+    atomic_init(&kp->send_valid, true);
     atomic_init(&kp->recv_valid, true);
     return kp;
 }
@@ -254,13 +254,79 @@ wg_noise_keypairs_clear(struct wg_noise_keypairs *kps)
     keypair_destroy(kps, kps->previous);
     keypair_destroy(kps, kps->next);
     kps->previous = kps->next = NULL;
+    atomic_store_relaxed(&kps->has_stale, false);
+}
+
+/* Marks 'kp' (possibly NULL) stale, sending no more; true if it exists. */
+static bool
+keypair_make_stale(struct wg_noise_keypair *kp)
+{
+    if (kp) {
+        kp->stale = true;
+        atomic_store_relaxed(&kp->send_valid, false);
+    }
+    return kp != NULL;
+}
+
+void
+wg_noise_keypairs_identity_changed(struct wg_noise_keypairs *kps)
+{
+    bool any = keypair_make_stale(wg_noise_keypairs_current(kps));
+
+    any = keypair_make_stale(kps->previous) || any;
+    any = keypair_make_stale(kps->next) || any;
+    atomic_store_relaxed(&kps->has_stale, any);
+}
+
+bool
+wg_noise_keypairs_has_stale(const struct wg_noise_keypairs *kps)
+{
+    bool has_stale;
+
+    atomic_read_relaxed(&CONST_CAST(struct wg_noise_keypairs *,
+                                    kps)->has_stale, &has_stale);
+    return has_stale;
+}
+
+/* Destroys '*kpp' if it is stale. */
+static void
+drop_if_stale(struct wg_noise_keypairs *kps, struct wg_noise_keypair **kpp)
+{
+    if (*kpp && (*kpp)->stale) {
+        keypair_destroy(kps, *kpp);
+        *kpp = NULL;
+    }
+}
+
+void
+wg_noise_keypairs_drop_stale(struct wg_noise_keypairs *kps,
+                             const struct wg_noise_keypair *kp)
+{
+    struct wg_noise_keypair *current = wg_noise_keypairs_current(kps);
+
+    if (kp->stale || !wg_noise_keypairs_has_stale(kps)) {
+        return;
+    }
+    drop_if_stale(kps, &kps->previous);
+    drop_if_stale(kps, &kps->next);
+    if (current && current->stale) {
+        set_current(kps, NULL);
+        keypair_destroy(kps, current);
+    }
+    atomic_store_relaxed(&kps->has_stale, false);
 }
 
 bool
 wg_noise_keypair_can_send(const struct wg_noise_keypair *kp,
                           long long int now_ms)
 {
-    return (kp && kp->send_valid
+    bool valid = false;
+
+    if (kp) {
+        atomic_read_relaxed(&CONST_CAST(struct wg_noise_keypair *,
+                                        kp)->send_valid, &valid);
+    }
+    return (valid
             && now_ms - kp->birth_ms < WG_REJECT_AFTER_TIME_MS
             && (wg_noise_keypair_send_counter(kp)
                 < WG_REJECT_AFTER_MESSAGES));

@@ -90,8 +90,10 @@ struct wg_noise_keypair {
     uint32_t local_index;
     uint32_t remote_index;
     bool i_am_initiator;
-    bool send_valid;
+    atomic_bool send_valid;             /* Becomes false, once. */
     atomic_bool recv_valid;             /* Becomes false, once. */
+    bool stale;                         /* Made before our key changed
+                                         * (under the device's lock). */
 };
 
 /* A peer's keypairs.  'next' is a responder's keypair awaiting
@@ -106,6 +108,7 @@ struct wg_noise_keypairs {
     void *release_aux;
     enum wg_crypto_aead_backend aead;   /* Of the sessions to come (the
                                          * owner sets it). */
+    atomic_bool has_stale;              /* One of them is 'stale'. */
 };
 
 /* Outcome of consuming a handshake message. */
@@ -247,6 +250,21 @@ struct wg_noise_keypair *wg_noise_keypairs_find(
 
 /* Destroys all keypairs of 'kps', wiping them and releasing indices. */
 void wg_noise_keypairs_clear(struct wg_noise_keypairs *kps);
+
+/* After our own key changed: 'kps''s keypairs send no more (the next
+ * message needs a handshake with the new key) but still receive, as the
+ * peer may go on sending on them until it learns the new key.  They are
+ * 'stale' until wg_noise_keypairs_drop_stale() forgets them. */
+void wg_noise_keypairs_identity_changed(struct wg_noise_keypairs *kps);
+
+/* Whether 'kps' holds stale keypairs (any thread). */
+bool wg_noise_keypairs_has_stale(const struct wg_noise_keypairs *kps);
+
+/* Called when 'kp', one of 'kps', authenticated a message: if 'kp' is of
+ * our key of the moment, the peer has moved to it, and the stale keypairs
+ * are forgotten (none of their messages is accepted afterwards). */
+void wg_noise_keypairs_drop_stale(struct wg_noise_keypairs *kps,
+                                  const struct wg_noise_keypair *kp);
 
 /* True if 'kp' may encrypt at 'now_ms' (valid, younger than
  * REJECT_AFTER_TIME, counter below REJECT_AFTER_MESSAGES). */

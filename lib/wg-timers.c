@@ -157,6 +157,12 @@ wg_timers_initiation_allowed(const struct wg_timers *t, long long int now_ms)
 }
 
 void
+wg_timers_reset_initiation_limit(struct wg_timers *t)
+{
+    t->sent_any_initiation = false;
+}
+
+void
 wg_timers_set_persistent_keepalive(struct wg_timers *t, unsigned int seconds,
                                    long long int now_ms)
 {

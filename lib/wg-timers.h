@@ -122,6 +122,10 @@ void wg_timers_ephemeral_key_created(struct wg_timers *t,
 bool wg_timers_initiation_allowed(const struct wg_timers *t,
                                   long long int now_ms);
 
+/* Lets the next initiation go at once (our own key changed: the sessions
+ * must be replaced without waiting out the rate limit). */
+void wg_timers_reset_initiation_limit(struct wg_timers *t);
+
 /* Sets the persistent keepalive interval (0 disables). */
 void wg_timers_set_persistent_keepalive(struct wg_timers *t,
                                         unsigned int seconds,

@@ -85,10 +85,9 @@ add_peers(struct wgpair *p, struct wg_peer **peers, bool endpoint)
     }
 }
 
-/* Gives node 0 a new private key made of 'seed', and node 1's peer for it
- * the new public key (without a session). */
+/* Gives node 0 a new private key made of 'seed'. */
 static void
-change_key(struct wgpair *p, uint8_t seed)
+set_own_key(struct wgpair *p, uint8_t seed)
 {
     struct wgpair_node *a = &p->node[0];
 
@@ -97,6 +96,14 @@ change_key(struct wgpair *p, uint8_t seed)
     a->priv[31] = (a->priv[31] & 127) | 64;
     WGTEST_CHECK(wg_crypto_public_key(a->pub, a->priv));
     WGTEST_CHECK(!wg_device_set_private_key(a->dev, a->priv));
+}
+
+/* set_own_key(), and node 1's peer for node 0 the new public key (without
+ * a session). */
+static void
+change_key(struct wgpair *p, uint8_t seed)
+{
+    set_own_key(p, seed);
     wgpair_readd_peer(p, 1);
 }
 
@@ -167,6 +174,60 @@ test_device_key_change_sliced(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     printf("sliced key change ok\n");
 }
 WGTEST_REGISTER("device-key-change-sliced", test_device_key_change_sliced);
+
+/* After our key changes, the old session sends no more but still receives
+ * (the other node, not knowing the new key yet, goes on sending on it); our
+ * next message starts a handshake with the new key, and the other node's
+ * data on the old session still arrives when that handshake has made a
+ * new session, until the other node sends on the new one: then the old
+ * session is gone (unknown index, not a replay). */
+static void
+test_device_key_change_keeps_receiving(int argc OVS_UNUSED,
+                                       char *argv[] OVS_UNUSED)
+{
+    struct wgpair_msg old[2];
+    struct wgpair p;
+    int inits, data;
+
+    wgpair_init(&p, NULL, NULL);
+    wgpair_handshake(&p, 0);
+    set_own_key(&p, 0x53);
+    WGTEST_CHECK(!wg_device_peer_has_session(p.node[0].dev,
+                                             p.node[0].peer));
+    p.hold = true;
+
+    WGTEST_CHECK(wgpair_send_ip(&p, 1, 200) > 0);
+    WGTEST_CHECK(p.n_msgs == 1);
+    WGTEST_CHECK(wgpair_deliver_one(&p, 0) == WG_DEVICE_RX_DATA);
+
+    inits = wgpair_sent(&p, 0, WG_MSG_INITIATION);
+    data = wgpair_sent(&p, 0, WG_MSG_DATA);
+    WGTEST_CHECK(wgpair_send_ip(&p, 0, 200) == WG_DEVICE_TX_NO_SESSION);
+    WGTEST_CHECK(wgpair_sent(&p, 0, WG_MSG_INITIATION) == inits + 1);
+    WGTEST_CHECK(wgpair_sent(&p, 0, WG_MSG_DATA) == data);
+
+    /* Node 1 learns the new key: the initiation sent makes a session, and
+     * node 1's data on the old one still arrives beside it. */
+    WGTEST_CHECK(wgpair_send_ip(&p, 1, 200) > 0);
+    WGTEST_CHECK(wgpair_send_ip(&p, 1, 200) > 0);
+    old[1] = wgpair_take(&p, p.n_msgs - 1);
+    old[0] = wgpair_take(&p, p.n_msgs - 1);
+    wgpair_readd_peer(&p, 1);
+    p.hold = false;
+    wgpair_deliver(&p);
+    WGTEST_CHECK(wg_device_peer_has_session(p.node[0].dev, p.node[0].peer));
+    WGTEST_CHECK(wgpair_inject(&p, &old[0]) == WG_DEVICE_RX_DATA);
+
+    data = p.node[0].rx[WG_DEVICE_RX_DATA];
+    WGTEST_CHECK(wgpair_send_ip(&p, 1, 200) > 0);
+    wgpair_deliver(&p);
+    WGTEST_CHECK(p.node[0].rx[WG_DEVICE_RX_DATA] == data + 1);
+    WGTEST_CHECK(wgpair_inject(&p, &old[1]) == WG_DEVICE_DROP_UNKNOWN_INDEX);
+    wgpair_destroy(&p);
+    printf("key change keeps receiving ok\n");
+}
+WGTEST_REGISTER("device-key-change-keeps-receiving",
+                test_device_key_change_keeps_receiving);
 
 /* Initiations to N_EXTRA peers deferred to the runs: each run sends at
  * most WG_DEVICE_INITIATIONS_PER_RUN of them and is due again at once
