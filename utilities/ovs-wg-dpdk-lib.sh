@@ -66,7 +66,11 @@ wgt_dpdk_host_up() {
         "dpdk-extra=\"--no-pci --file-prefix=$WGT_PREFIX-h$n\"" \
         dpdk-lcore-mask=$WGT_DPDK_LCORE_MASK \
         pmd-cpu-mask=$WGT_DPDK_PMD_MASK "$@" || return 1
-    wgt_on $n ovs-vsctl get Open_vSwitch . dpdk_initialized | grep -q true
+    wgt_on $n ovs-vsctl get Open_vSwitch . dpdk_initialized | grep -q true \
+        && return 0
+    echo "host $n: DPDK is not initialized: $(grep -E '[|](ERR|EMER)[|]' \
+        "$WGT_DIR/h$n/ovs-vswitchd.log" | tail -1)" >&2
+    return 1
 }
 
 # wgt_dpdk_memif_join BRIDGE: joins hosts 1 and 2 (both on OVS-DPDK) by a
