@@ -20,7 +20,8 @@
 #   devices, small socket memory, its own file prefix, the main thread on
 #   core 0 and one PMD thread on core 1; the other host may run the plain
 #   build.  VMs attach to it through vhost-user (ovs-wg-vm-lib.sh,
-#   backend=vhost-user).
+#   backend=vhost-user).  wgt_dpdk_memif_join joins two such hosts'
+#   bridges by a net_memif pair, the only link between them.
 #
 # Variables: WG_DPDK_BUILDDIR (this project's DPDK build), WGT_DPDK_MEM
 # (MB of hugepage memory for the host, default 256), WGT_DPDK_LCORE_MASK
@@ -65,5 +66,37 @@ wgt_dpdk_host_up() {
         "dpdk-extra=\"--no-pci --file-prefix=$WGT_PREFIX-h$n\"" \
         dpdk-lcore-mask=$WGT_DPDK_LCORE_MASK \
         pmd-cpu-mask=$WGT_DPDK_PMD_MASK "$@" || return 1
-    wgt_on $n ovs-vsctl get Open_vSwitch . dpdk_initialized | grep -q true
+    wgt_on $n ovs-vsctl get Open_vSwitch . dpdk_initialized | grep -q true \
+        && return 0
+    echo "host $n: DPDK is not initialized: $(grep -E '[|](ERR|EMER)[|]' \
+        "$WGT_DIR/h$n/ovs-vswitchd.log" | tail -1)" >&2
+    return 1
+}
+
+# wgt_dpdk_memif_join BRIDGE: joins hosts 1 and 2 (both on OVS-DPDK) by a
+# net_memif pair, port m1 of host 1's BRIDGE (the server) and m2 of host
+# 2's (the client), whose socket is the file $WGT_DIR/memif.sock; creates
+# BRIDGE (datapath_type=netdev) where it is missing and waits until the
+# client is up.  Both ports get n_rxq=2: a memif pair connects only when
+# each side's transmit rings match the other's receive rings, and OVS gives
+# a port one transmit queue per thread that may send (here the main thread
+# and one PMD thread).
+wgt_dpdk_memif_join() {
+    local br=$1 n role i
+    for n in 1 2; do
+        role=server
+        [ $n = 2 ] && role=client
+        wgt_on $n ovs-vsctl --may-exist add-br $br -- set bridge $br \
+            datapath_type=netdev -- add-port $br m$n -- set interface m$n \
+            type=dpdk options:n_rxq=2 \
+            "options:dpdk-devargs=net_memif0,role=$role,socket=$WGT_DIR/memif.sock,socket-abstract=no" \
+            || return 1
+    done
+    for i in $(seq 100); do
+        [ "$(wgt_on 2 ovs-vsctl get interface m2 link_state)" = up ] \
+            && return 0
+        sleep 0.1
+    done
+    echo "wgt_dpdk_memif_join: m2 is not up" >&2
+    return 1
 }
