@@ -23,6 +23,7 @@
 #include "netdev-wireguard-underlay.h"
 #include "netdev-wireguard-underlay-private.h"
 #include "openvswitch/poll-loop.h"
+#include "ovs-compat.h"
 #include "pkt-pool.h"
 #include "seq.h"
 #include "timeval.h"
@@ -43,6 +44,12 @@
  *     ARP reply or NA confirms an entry; either sends the frames held for
  *     that neighbour;
  *   - anything else is dropped and counted per reason ("ul_<reason>").
+ *
+ * A frame whose UDP checksum Open vSwitch marks as left to output (a
+ * datagram of a kernel on this machine, read from a veth or tap port with
+ * its pseudo-header sum only) never crossed a wire: its checksum is not
+ * checked.  The companion offers UDP checksum offload so that Open
+ * vSwitch 3.1 hands such frames over instead of dropping them.
  *
  * Every receive round of the port reads this ring from queue 0 only: the
  * datagrams of all peers go to one receive queue. */
@@ -125,7 +132,8 @@ netdev_wg_ul_rx_one(struct netdev_wg_ul *ul, struct dp_packet *pkt,
     enum ul_frame_kind kind;
 
     kind = ul_frame_classify(&ul->host, dp_packet_data(pkt),
-                             dp_packet_size(pkt), false, &rx);
+                             dp_packet_size(pkt),
+                             ovs_compat_pkt_l4_csum_partial(pkt), &rx);
     if (kind == UL_FRAME_WG) {
         netdev_wg_ul_rx_dgram(ul, pkt, &rx);
         return;

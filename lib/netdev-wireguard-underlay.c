@@ -111,6 +111,7 @@ netdev_wg_ul_construct(struct netdev *netdev)
     ul->host.mtu = NETDEV_WG_UL_MTU;
     ul->neigh = ul_neigh_create(NULL);
     ul->flags = NETDEV_UP;
+    netdev->ol_flags |= NETDEV_TX_OFFLOAD_UDP_CKSUM;   /* See -rx.c. */
     ovs_mutex_unlock(&ul->mutex);
     ovs_mutex_lock(&ul->dp_mutex);
     netdev_wg_ring_init(&ul->to_dp, NETDEV_WG_UL_RING_MAX);
