@@ -23,6 +23,7 @@
 #include "netdev-wireguard-underlay.h"
 #include "netdev-wireguard-underlay-private.h"
 #include "openvswitch/poll-loop.h"
+#include "ovs-compat.h"
 #include "pkt-pool.h"
 #include "seq.h"
 #include "timeval.h"
@@ -50,8 +51,10 @@
  *     that neighbour;
  *   - anything else is dropped and counted per reason ("ul_<reason>").
  *
- * A batch from the bridge takes the companion's 'mutex' once and each
- * queue's ring lock once. */
+ * A UDP checksum that the NIC verified and found good is not checked
+ * again (the packet's offload flags, ovs-compat.h).  A batch from the
+ * bridge takes the companion's 'mutex' once and each queue's ring lock
+ * once. */
 
 /* The receive queue, of 'n_q', of WireGuard message 'msg' of 'len' bytes:
  * the rule of the socket mode's steering program. */
@@ -196,7 +199,8 @@ netdev_wg_ul_rx_one(struct netdev_wg_ul *ul, struct dp_packet *pkt,
     enum ul_frame_kind kind;
 
     kind = ul_frame_classify(&ul->host, dp_packet_data(pkt),
-                             dp_packet_size(pkt), false, &rx);
+                             dp_packet_size(pkt),
+                             ovs_compat_pkt_l4_csum_good(pkt), &rx);
     if (kind == UL_FRAME_WG) {
         netdev_wg_ul_rx_dgram(ul, pkt, &rx, b, n_q);
         return;

@@ -101,6 +101,18 @@ ovs_compat_pkt_l4_csum_partial(const struct dp_packet *pkt)
 #endif
 }
 
+/* Returns true if the receiving NIC verified the L4 checksum of 'pkt' and
+ * found it good (3.1 calls it "valid", later lines "good"). */
+static inline bool
+ovs_compat_pkt_l4_csum_good(const struct dp_packet *pkt)
+{
+#ifdef OVSWG_OVS_TSO_SEGSZ
+    return dp_packet_l4_checksum_good(pkt);
+#else
+    return dp_packet_l4_checksum_valid(pkt);
+#endif
+}
+
 /* Marks 'pkt', a TCP super-packet over IPv4 or IPv6 ('ipv6') with a finished
  * IP header, for segmentation into 'segsz' payload bytes per segment and
  * for its TCP checksum to be completed by whoever segments it or by the
