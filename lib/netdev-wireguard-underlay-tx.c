@@ -22,6 +22,7 @@
 #include "dp-packet.h"
 #include "netdev-wireguard-underlay.h"
 #include "netdev-wireguard-underlay-private.h"
+#include "ovs-compat.h"
 #include "pkt-pool.h"
 #include "seq.h"
 #include "timeval.h"
@@ -45,7 +46,14 @@
  * once per run of messages to one endpoint) and the host copied; the
  * frames are then allocated and written with no lock held, and pushed to
  * the ring in one go.  Only messages held for a neighbour take 'mutex'
- * again. */
+ * again.
+ *
+ * The IPv4 header checksum is always written here.  The UDP checksum is
+ * left to output (the pseudo-header sum in its field, the packet marked
+ * for it: the NIC computes it, or Open vSwitch in software for a port
+ * that cannot) where Open vSwitch can complete it (3.3 and later,
+ * ovs-compat.h), and written here in software on 3.1, which would drop
+ * the packet at a port without the offload. */
 
 static void
 netdev_wg_ul_count(struct netdev_wg_ul *ul, enum netdev_wg_ul_counter c)
@@ -201,6 +209,7 @@ netdev_wg_ul_plan(struct netdev_wg_ul *ul, const struct udp_batch_msg *m,
     } else {
         p->tx.tos = m->tos;
         p->tx.ttl = NETDEV_WG_UL_TTL;
+        p->tx.csum_offload = OVS_COMPAT_SOFTWARE_CSUM;
         p->tx.ip_id = ul->ip_id++;
         p->fate = (p->act == UL_NEIGH_SOLICIT || p->act == UL_NEIGH_WAIT
                    ? NETDEV_WG_UL_HOLD : NETDEV_WG_UL_SEND);
@@ -227,6 +236,11 @@ netdev_wg_ul_encap(const struct ul_frame_host *host,
         return NULL;
     }
     dp_packet_set_size(pkt, len);
+    if (tx->csum_offload) {
+        ovs_compat_pkt_set_udp_csum_partial(pkt, hr == UL_FRAME_HEADROOM6,
+                                            ETH_HEADER_LEN,
+                                            hr - UDP_HEADER_LEN);
+    }
     return pkt;
 }
 
