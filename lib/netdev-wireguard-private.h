@@ -270,9 +270,10 @@ extern struct ovs_list netdev_wg_list OVS_GUARDED_BY(netdev_wg_list_mutex);
  *   - a receive queue's 'ring_mutex': its packets for the bridge, a leaf
  *     taken with or without 'wg->mutex';
  *   - the datapath underlay's companion (netdev-wireguard-underlay*.c),
- *     when the port has one in place of its sockets: its own lock for the
- *     neighbour cache and the framing of a batch, then a leaf lock per
- *     ring, taken after every lock above;
+ *     when the port has one in place of its sockets: its own lock, once
+ *     per batch, for the neighbour cache (the frames are written after
+ *     it), then a leaf lock per ring (one per receive queue of the port),
+ *     taken after every lock above;
  *   - below the port, udp-batch's per-socket mutex (its counters take no
  *     lock: one writer per receive counter, atomics for sending) and each
  *     keypair's 'replay_mutex' (wg-noise), a leaf taken with or without

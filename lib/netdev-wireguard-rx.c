@@ -228,6 +228,9 @@ netdev_wg_rx_set_n_rxq(struct netdev_wireguard *wg, int n)
         wg->rxqs[i] = NULL;
     }
     wg->n_rxq = n;
+    if (wg->ul) {
+        netdev_wg_ul_set_n_rxq(wg->ul, n);
+    }
 }
 
 /* Receive rounds. */
@@ -315,7 +318,7 @@ netdev_wg_rx_read(struct netdev_wireguard *wg, struct netdev_wg_rxq *q,
 
     ovs_rwlock_rdlock(&wg->sock_rwlock);
     if (wg->ul) {
-        n = qid ? 0 : netdev_wg_ul_read(wg->ul, q->bufs, NETDEV_WG_RX_READS);
+        n = netdev_wg_ul_read(wg->ul, qid, q->bufs, NETDEV_WG_RX_READS);
     } else if (qid < wg->n_socks) {
         sock = family == AF_INET6 ? wg->sock6[qid] : wg->sock4[qid];
     }
@@ -736,8 +739,8 @@ netdev_wg_rx_wait(struct netdev_wireguard *wg, int qid)
     if (wg->rxqs[qid] && netdev_wg_rx_waiting(wg->rxqs[qid])) {
         poll_immediate_wake();
     }
-    if (wg->ul && !qid) {
-        netdev_wg_ul_read_wait(wg->ul);
+    if (wg->ul) {
+        netdev_wg_ul_read_wait(wg->ul, qid);
     }
     if (qid < wg->n_socks) {
         if (wg->sock4[qid]) {

@@ -21,9 +21,13 @@
  * underlay.h): its state, shared by its three files.
  *
  * Locks, after every lock of the wireguard port: 'mutex' (the host, the
- * neighbour cache, held frames, counters), then the two rings' own leaf
- * locks ('dp_mutex': frames for the underlay bridge; 'wg_mutex': datagrams
- * for the port).  'wg' and 'wg_name' change only on the main thread. */
+ * neighbour cache, held frames, counters), then the rings' own leaf locks
+ * ('dp_mutex': frames for the underlay bridge and their counters; each
+ * wgq[]'s 'mutex': datagrams for one receive queue of the port).  The
+ * port's send takes 'mutex' once per batch, frames with no lock held, then
+ * takes 'dp_mutex' once; whether the host has an address of a family is
+ * an atomic, read with no lock.
+ * 'wg' and 'wg_name' change only on the main thread. */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -32,6 +36,7 @@
 #include "netdev-provider.h"
 #include "netdev-wireguard-private.h"
 #include "openvswitch/list.h"
+#include "ovs-atomic.h"
 #include "ovs-thread.h"
 #include "packets.h"
 #include "udp-batch.h"
@@ -47,17 +52,28 @@
 #define NETDEV_WG_UL_HEADROOM 64    /* Before our frames, for the bridge's
                                      * pushes (VLAN, outer headers): an
                                      * mbuf cannot grow. */
+#define NETDEV_WG_UL_TX_BATCH 64    /* Messages per lock round. */
 
-/* Counters beside ul_frame's drop reasons ("ul_<name>"). */
-#define NETDEV_WG_UL_COUNTERS                                           \
+/* Counters beside ul_frame's drop reasons ("ul_<name>"): those of the
+ * ring to the bridge, under 'dp_mutex', and the others, under 'mutex'. */
+#define NETDEV_WG_UL_DP_COUNTERS                                        \
     C(TX_FRAMES, "ul_tx_frames")        /* Messages sent as frames. */  \
+    C(TX_RING_FULL, "ul_tx_drop_ring_full") /* Bridge not polling. */
+
+enum netdev_wg_ul_dp_counter {
+#define C(ENUM, NAME) NETDEV_WG_UL_##ENUM,
+    NETDEV_WG_UL_DP_COUNTERS
+#undef C
+    NETDEV_WG_UL_N_DP_COUNTERS
+};
+
+#define NETDEV_WG_UL_COUNTERS                                           \
     C(TX_NO_ROUTE, "ul_tx_drop_no_route")   /* No address or gateway. */\
     C(TX_UNREACHABLE, "ul_tx_drop_unreachable") /* Neighbour failed. */ \
     C(TX_HELD, "ul_tx_held")            /* Held for a neighbour... */   \
     C(TX_HOLD_FULL, "ul_tx_drop_hold_full")     /* ...no room... */     \
     C(TX_HOLD_EXPIRED, "ul_tx_drop_hold_expired") /* ...no answer. */   \
     C(TX_ENCAP, "ul_tx_drop_encap")     /* Over the MTU. */             \
-    C(TX_RING_FULL, "ul_tx_drop_ring_full") /* Bridge not polling. */   \
     C(RX_WG, "ul_rx_wireguard")         /* Datagrams for the port. */   \
     C(RX_RING_FULL, "ul_rx_drop_ring_full") /* Port not polling. */     \
     C(RX_UNPAIRED, "ul_rx_drop_unpaired")   /* No port paired. */       \
@@ -87,6 +103,15 @@ struct netdev_wg_ul_dgram {
     uint8_t tos;
 };
 
+/* The datagrams waiting for one receive queue of the port: a ring of
+ * NETDEV_WG_UL_RING_MAX, allocated once the queue is in use. */
+struct netdev_wg_ul_wgq {
+    struct ovs_mutex mutex;
+    struct netdev_wg_ul_dgram *ring OVS_GUARDED;
+    size_t head, n OVS_GUARDED;
+    struct seq *seq;                /* Changes when the ring fills. */
+};
+
 struct netdev_wg_ul {
     struct netdev up;
     struct ovs_list list_node;      /* In 'netdev_wg_ul_list'. */
@@ -107,18 +132,20 @@ struct netdev_wg_ul {
     uint64_t counters[NETDEV_WG_UL_N_COUNTERS] OVS_GUARDED;
     uint64_t tx_packets, tx_bytes OVS_GUARDED;  /* From the bridge. */
     enum netdev_flags flags OVS_GUARDED;
+    atomic_bool has_ip4, has_ip6;   /* 'host' has an address: written
+                                     * under 'mutex', read without. */
 
     /* Frames for the underlay bridge (rxq_recv()). */
     struct ovs_mutex dp_mutex;
     struct netdev_wg_ring to_dp OVS_GUARDED;
     uint64_t rx_packets, rx_bytes OVS_GUARDED;
+    uint64_t dp_counters[NETDEV_WG_UL_N_DP_COUNTERS] OVS_GUARDED;
     struct seq *dp_seq;
 
-    /* Datagrams for the port's receive round. */
-    struct ovs_mutex wg_mutex;
-    struct netdev_wg_ul_dgram *to_wg OVS_GUARDED;
-    size_t wg_head, wg_n OVS_GUARDED;
-    struct seq *wg_seq;
+    /* Datagrams for the port's receive queues (netdev-wireguard-
+     * underlay-rx.c steers them), 'n_wgq' of them in use. */
+    atomic_int n_wgq;
+    struct netdev_wg_ul_wgq wgq[WG_CONFIG_N_RXQ_MAX];
 };
 
 /* netdev-wireguard-underlay-rx.c. */
@@ -127,14 +154,22 @@ struct netdev_wg_ul {
 void netdev_wg_ul_rx_frames(struct netdev_wg_ul *ul,
                             struct dp_packet_batch *batch);
 
-/* Frees what waits for the port. */
+/* The receive queues' rings: made (one queue in use), emptied, freed. */
+void netdev_wg_ul_rx_init(struct netdev_wg_ul *ul);
 void netdev_wg_ul_rx_clear(struct netdev_wg_ul *ul);
+void netdev_wg_ul_rx_destroy(struct netdev_wg_ul *ul);
 
 /* netdev-wireguard-underlay-tx.c. */
 
-/* Queues 'pkt' (taken) for the underlay bridge, or drops and counts it. */
+/* Queues the 'n' frames at 'pkts' (taken) for the underlay bridge in one
+ * round of 'dp_mutex', dropping and counting those without room; counts
+ * those queued as messages ("ul_tx_frames") if 'msgs'.  netdev_wg_ul_to_dp()
+ * queues one frame that is not a message. */
+void netdev_wg_ul_to_dp_n(struct netdev_wg_ul *ul, struct dp_packet **pkts,
+                          size_t n, bool msgs)
+    OVS_EXCLUDED(ul->dp_mutex);
 void netdev_wg_ul_to_dp(struct netdev_wg_ul *ul, struct dp_packet *pkt)
-    OVS_REQUIRES(ul->mutex);
+    OVS_EXCLUDED(ul->dp_mutex);
 
 /* Sends the frames held for next hop 'nh', now known at 'mac'. */
 void netdev_wg_ul_release(struct netdev_wg_ul *ul, const struct in6_addr *nh,

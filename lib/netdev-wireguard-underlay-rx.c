@@ -28,13 +28,19 @@
 #include "seq.h"
 #include "timeval.h"
 #include "util.h"
+#include "wg-messages.h"
 
 /* The datapath underlay's receive side: what the underlay bridge sends to
  * the companion.  Each frame is classified (ul_frame_classify()) for the
  * companion's host:
  *
  *   - a WireGuard datagram for us waits, in the frame that holds it, in a
- *     bounded ring until the paired port's receive round reads it
+ *     bounded ring of the port's receive queue that the socket mode's
+ *     steering picks (netdev_wg_steer() in netdev-wireguard-sock.c: data
+ *     messages and cookie replies by the lowest byte of their receiver
+ *     index, responses by that of theirs, modulo the port's n_rxq;
+ *     initiations go to queue 0), so each peer's messages come to one
+ *     queue, until that queue's receive round reads it
  *     (netdev_wg_ul_read(), in place of recvmmsg(): step 1 of
  *     netdev-wireguard-rx.c), with its source for roaming and its outer
  *     TOS for ECN; the port then decrypts, checks replay and allowed IPs
@@ -45,58 +51,121 @@
  *     that neighbour;
  *   - anything else is dropped and counted per reason ("ul_<reason>").
  *
- * A frame whose UDP checksum Open vSwitch marks as left to output (a
- * datagram of a kernel on this machine, read from a veth or tap port with
- * its pseudo-header sum only) never crossed a wire: its checksum is not
- * checked.  The companion offers UDP checksum offload so that Open
- * vSwitch 3.1 hands such frames over instead of dropping them.
- *
- * Every receive round of the port reads this ring from queue 0 only: the
- * datagrams of all peers go to one receive queue. */
+ * A UDP checksum that the NIC verified and found good is not checked
+ * again (the packet's offload flags, ovs-compat.h), nor is one that Open
+ * vSwitch marks as left to output (a datagram of a kernel on this machine,
+ * read from a veth or tap port with its pseudo-header sum only): it never
+ * crossed a wire.  The companion offers UDP checksum offload so that Open
+ * vSwitch 3.1 hands such frames over instead of dropping them.  A batch
+ * from the bridge takes the companion's 'mutex' once and each queue's ring
+ * lock once. */
 
-/* Queues the WireGuard datagram of 'pkt' (taken) described by 'rx'. */
+/* The receive queue, of 'n_q', of WireGuard message 'msg' of 'len' bytes:
+ * the rule of the socket mode's steering program. */
+static unsigned int
+netdev_wg_ul_steer(const uint8_t *msg, size_t len, unsigned int n_q)
+{
+    size_t ofs = (msg[0] == WG_MSG_DATA || msg[0] == WG_MSG_COOKIE_REPLY ? 4
+                  : msg[0] == WG_MSG_RESPONSE ? 8 : 0);
+
+    return ofs && ofs < len ? msg[ofs] % n_q : 0;
+}
+
+/* The WireGuard datagrams of one batch from the bridge, with their
+ * queues. */
+struct netdev_wg_ul_rx_batch {
+    struct netdev_wg_ul_dgram d[NETDEV_MAX_BURST];
+    uint8_t q[NETDEV_MAX_BURST];
+    size_t n;
+    uint32_t queues;                /* Bit i: some datagram for queue i. */
+};
+
+/* Pushes the datagrams of 'b' for queue 'qi' into its ring in one round of
+ * its lock; frees those without room.  Returns how many it freed. */
+static size_t
+netdev_wg_ul_wgq_push(struct netdev_wg_ul_wgq *wgq,
+                      const struct netdev_wg_ul_rx_batch *b, unsigned int qi)
+{
+    struct dp_packet *full[NETDEV_MAX_BURST];
+    size_t n_full = 0, n_pushed = 0;
+    bool was_empty;
+
+    ovs_mutex_lock(&wgq->mutex);
+    was_empty = !wgq->n;
+    for (size_t i = 0; i < b->n; i++) {
+        if (b->q[i] != qi) {
+            continue;
+        } else if (wgq->ring && wgq->n < NETDEV_WG_UL_RING_MAX) {
+            size_t tail = (wgq->head + wgq->n++) % NETDEV_WG_UL_RING_MAX;
+
+            wgq->ring[tail] = b->d[i];
+            n_pushed++;
+        } else {
+            full[n_full++] = b->d[i].pkt;
+        }
+    }
+    ovs_mutex_unlock(&wgq->mutex);
+    for (size_t i = 0; i < n_full; i++) {
+        dp_packet_delete(full[i]);
+    }
+    if (was_empty && n_pushed) {
+        seq_change(wgq->seq);
+    }
+    return n_full;
+}
+
+/* Hands the datagrams of 'b' to their queues and empties it. */
 static void
-netdev_wg_ul_rx_dgram(struct netdev_wg_ul *ul, struct dp_packet *pkt,
-                      const struct ul_frame_rx *rx)
+netdev_wg_ul_rx_flush(struct netdev_wg_ul *ul, struct netdev_wg_ul_rx_batch *b)
     OVS_REQUIRES(ul->mutex)
 {
-    struct netdev_wg_ul_dgram d = {
-        .pkt = pkt, .ofs = rx->payload_ofs, .len = rx->payload_len,
-        .tos = rx->tos,
-    };
-    bool was_empty;
+    size_t n_full = 0;
+
+    for (unsigned int qi = 0; b->queues >> qi; qi++) {
+        if (b->queues & (1u << qi)) {
+            n_full += netdev_wg_ul_wgq_push(&ul->wgq[qi], b, qi);
+        }
+    }
+    ul->counters[NETDEV_WG_UL_RX_WG] += b->n - n_full;
+    ul->counters[NETDEV_WG_UL_RX_RING_FULL] += n_full;
+    b->n = 0;
+    b->queues = 0;
+}
+
+/* Adds the WireGuard datagram of 'pkt' (taken) described by 'rx' to 'b'. */
+static void
+netdev_wg_ul_rx_dgram(struct netdev_wg_ul *ul, struct dp_packet *pkt,
+                      const struct ul_frame_rx *rx,
+                      struct netdev_wg_ul_rx_batch *b, unsigned int n_q)
+    OVS_REQUIRES(ul->mutex)
+{
+    struct netdev_wg_ul_dgram *d;
 
     if (!ul->paired) {
         dp_packet_delete(pkt);
         ul->counters[NETDEV_WG_UL_RX_UNPAIRED]++;
         return;
+    } else if (b->n >= NETDEV_MAX_BURST) {
+        netdev_wg_ul_rx_flush(ul, b);
     }
+    d = &b->d[b->n];
+    *d = (struct netdev_wg_ul_dgram) {
+        .pkt = pkt, .ofs = rx->payload_ofs, .len = rx->payload_len,
+        .tos = rx->tos,
+    };
     if (rx->ipv6) {
-        d.src.sin6.sin6_family = AF_INET6;
-        d.src.sin6.sin6_addr = rx->addr;
-        d.src.sin6.sin6_port = htons(rx->src_port);
+        d->src.sin6.sin6_family = AF_INET6;
+        d->src.sin6.sin6_addr = rx->addr;
+        d->src.sin6.sin6_port = htons(rx->src_port);
     } else {
-        d.src.sin.sin_family = AF_INET;
-        d.src.sin.sin_addr.s_addr = in6_addr_get_mapped_ipv4(&rx->addr);
-        d.src.sin.sin_port = htons(rx->src_port);
+        d->src.sin.sin_family = AF_INET;
+        d->src.sin.sin_addr.s_addr = in6_addr_get_mapped_ipv4(&rx->addr);
+        d->src.sin.sin_port = htons(rx->src_port);
     }
-    ovs_mutex_lock(&ul->wg_mutex);
-    was_empty = !ul->wg_n;
-    if (ul->wg_n < NETDEV_WG_UL_RING_MAX) {
-        size_t tail = (ul->wg_head + ul->wg_n++) % NETDEV_WG_UL_RING_MAX;
-        ul->to_wg[tail] = d;
-        d.pkt = NULL;
-    }
-    ovs_mutex_unlock(&ul->wg_mutex);
-    if (d.pkt) {
-        dp_packet_delete(pkt);
-        ul->counters[NETDEV_WG_UL_RX_RING_FULL]++;
-    } else {
-        ul->counters[NETDEV_WG_UL_RX_WG]++;
-        if (was_empty) {
-            seq_change(ul->wg_seq);
-        }
-    }
+    b->q[b->n] = netdev_wg_ul_steer((const uint8_t *) dp_packet_data(pkt)
+                                    + d->ofs, d->len, n_q);
+    b->queues |= 1u << b->q[b->n];
+    b->n++;
 }
 
 /* Answers an ARP request or NS described by 'rx'. */
@@ -122,10 +191,12 @@ netdev_wg_ul_answer(struct netdev_wg_ul *ul, enum ul_frame_kind kind,
     }
 }
 
-/* Takes one frame 'pkt' of the bridge's. */
+/* Takes one frame 'pkt' of the bridge's; a WireGuard datagram into 'b'
+ * for 'n_q' queues. */
 static void
 netdev_wg_ul_rx_one(struct netdev_wg_ul *ul, struct dp_packet *pkt,
-                    long long int now)
+                    long long int now, struct netdev_wg_ul_rx_batch *b,
+                    unsigned int n_q)
     OVS_REQUIRES(ul->mutex)
 {
     struct ul_frame_rx rx;
@@ -133,9 +204,10 @@ netdev_wg_ul_rx_one(struct netdev_wg_ul *ul, struct dp_packet *pkt,
 
     kind = ul_frame_classify(&ul->host, dp_packet_data(pkt),
                              dp_packet_size(pkt),
-                             ovs_compat_pkt_l4_csum_partial(pkt), &rx);
+                             (ovs_compat_pkt_l4_csum_good(pkt)
+                              || ovs_compat_pkt_l4_csum_partial(pkt)), &rx);
     if (kind == UL_FRAME_WG) {
-        netdev_wg_ul_rx_dgram(ul, pkt, &rx);
+        netdev_wg_ul_rx_dgram(ul, pkt, &rx, b, n_q);
         return;
     } else if (kind == UL_FRAME_ARP_REQUEST || kind == UL_FRAME_NS) {
         if (ul_neigh_learn(ul->neigh, &rx.addr, rx.mac, now)) {
@@ -158,14 +230,20 @@ void
 netdev_wg_ul_rx_frames(struct netdev_wg_ul *ul, struct dp_packet_batch *batch)
 {
     long long int now = time_msec();
+    struct netdev_wg_ul_rx_batch b;
     struct dp_packet *pkt;
+    int n_q;
 
+    b.n = 0;
+    b.queues = 0;
+    atomic_read_relaxed(&ul->n_wgq, &n_q);
     ovs_mutex_lock(&ul->mutex);
     DP_PACKET_BATCH_FOR_EACH (i, pkt, batch) {
         ul->tx_packets++;
         ul->tx_bytes += dp_packet_size(pkt);
-        netdev_wg_ul_rx_one(ul, pkt, now);
+        netdev_wg_ul_rx_one(ul, pkt, now, &b, n_q);
     }
+    netdev_wg_ul_rx_flush(ul, &b);
     ovs_mutex_unlock(&ul->mutex);
 }
 
@@ -187,21 +265,21 @@ netdev_wg_ul_joins(const struct udp_batch_rx_buf *buf,
             && udp_batch_addr_equal(&d->src, &first->src));
 }
 
-/* Fills 'buf' from the ring's head on.  Returns how many datagrams it
- * took (at least one: the ring is not empty). */
+/* Fills 'buf' from the head of 'wgq''s ring on.  Returns how many
+ * datagrams it took (at least one: the ring is not empty). */
 static size_t
-netdev_wg_ul_fill(struct netdev_wg_ul *ul, struct udp_batch_rx_buf *buf,
+netdev_wg_ul_fill(struct netdev_wg_ul_wgq *wgq, struct udp_batch_rx_buf *buf,
                   struct dp_packet **done, size_t n_done)
-    OVS_REQUIRES(ul->wg_mutex)
+    OVS_REQUIRES(wgq->mutex)
 {
-    const struct netdev_wg_ul_dgram *first = &ul->to_wg[ul->wg_head];
+    const struct netdev_wg_ul_dgram *first = &wgq->ring[wgq->head];
     size_t n = 0, last_len = first->len;
 
     buf->len = 0;
     buf->src = first->src;
     buf->tos = first->tos;
-    while (ul->wg_n && n_done + n < NETDEV_WG_UL_RING_MAX) {
-        const struct netdev_wg_ul_dgram *d = &ul->to_wg[ul->wg_head];
+    while (wgq->n && n_done + n < NETDEV_WG_UL_RING_MAX) {
+        const struct netdev_wg_ul_dgram *d = &wgq->ring[wgq->head];
 
         if (n && !netdev_wg_ul_joins(buf, d, first, last_len, n)) {
             break;
@@ -211,25 +289,26 @@ netdev_wg_ul_fill(struct netdev_wg_ul *ul, struct udp_batch_rx_buf *buf,
         buf->len += d->len;
         last_len = d->len;
         done[n_done + n++] = d->pkt;
-        ul->wg_head = (ul->wg_head + 1) % NETDEV_WG_UL_RING_MAX;
-        ul->wg_n--;
+        wgq->head = (wgq->head + 1) % NETDEV_WG_UL_RING_MAX;
+        wgq->n--;
     }
     buf->gro_size = n > 1 ? first->len : 0;
     return n;
 }
 
 size_t
-netdev_wg_ul_read(struct netdev_wg_ul *ul, struct udp_batch_rx_buf *bufs,
-                  size_t n)
+netdev_wg_ul_read(struct netdev_wg_ul *ul, int qid,
+                  struct udp_batch_rx_buf *bufs, size_t n)
 {
     struct dp_packet *done[NETDEV_WG_UL_RING_MAX];
+    struct netdev_wg_ul_wgq *wgq = &ul->wgq[qid];
     size_t n_bufs = 0, n_done = 0;
 
-    ovs_mutex_lock(&ul->wg_mutex);
-    while (n_bufs < n && ul->wg_n && n_done < NETDEV_WG_UL_RING_MAX) {
-        n_done += netdev_wg_ul_fill(ul, &bufs[n_bufs++], done, n_done);
+    ovs_mutex_lock(&wgq->mutex);
+    while (n_bufs < n && wgq->n && n_done < NETDEV_WG_UL_RING_MAX) {
+        n_done += netdev_wg_ul_fill(wgq, &bufs[n_bufs++], done, n_done);
     }
-    ovs_mutex_unlock(&ul->wg_mutex);
+    ovs_mutex_unlock(&wgq->mutex);
     for (size_t i = 0; i < n_done; i++) {
         dp_packet_delete(done[i]);
     }
@@ -237,29 +316,83 @@ netdev_wg_ul_read(struct netdev_wg_ul *ul, struct udp_batch_rx_buf *bufs,
 }
 
 void
-netdev_wg_ul_read_wait(struct netdev_wg_ul *ul)
+netdev_wg_ul_read_wait(struct netdev_wg_ul *ul, int qid)
 {
-    uint64_t seq = seq_read(ul->wg_seq);
+    struct netdev_wg_ul_wgq *wgq = &ul->wgq[qid];
+    uint64_t seq = seq_read(wgq->seq);
     bool waiting;
 
-    ovs_mutex_lock(&ul->wg_mutex);
-    waiting = ul->wg_n > 0;
-    ovs_mutex_unlock(&ul->wg_mutex);
+    ovs_mutex_lock(&wgq->mutex);
+    waiting = wgq->n > 0;
+    ovs_mutex_unlock(&wgq->mutex);
     if (waiting) {
         poll_immediate_wake();
     } else {
-        seq_wait(ul->wg_seq, seq);
+        seq_wait(wgq->seq, seq);
     }
+}
+
+/* Frees what waits in 'wgq', and its ring unless 'keep'. */
+static void
+netdev_wg_ul_wgq_clear(struct netdev_wg_ul_wgq *wgq, bool keep)
+{
+    ovs_mutex_lock(&wgq->mutex);
+    while (wgq->n) {
+        dp_packet_delete(wgq->ring[wgq->head].pkt);
+        wgq->head = (wgq->head + 1) % NETDEV_WG_UL_RING_MAX;
+        wgq->n--;
+    }
+    if (!keep) {
+        free(wgq->ring);
+        wgq->ring = NULL;
+    }
+    ovs_mutex_unlock(&wgq->mutex);
+}
+
+void
+netdev_wg_ul_set_n_rxq(struct netdev_wg_ul *ul, int n)
+{
+    n = MIN(MAX(n, 1), WG_CONFIG_N_RXQ_MAX);
+    for (int i = 0; i < n; i++) {
+        struct netdev_wg_ul_wgq *wgq = &ul->wgq[i];
+
+        ovs_mutex_lock(&wgq->mutex);
+        if (!wgq->ring) {
+            wgq->ring = xmalloc(NETDEV_WG_UL_RING_MAX * sizeof *wgq->ring);
+        }
+        ovs_mutex_unlock(&wgq->mutex);
+    }
+    atomic_store_relaxed(&ul->n_wgq, n);
+    for (int i = n; i < WG_CONFIG_N_RXQ_MAX; i++) {
+        netdev_wg_ul_wgq_clear(&ul->wgq[i], false);
+    }
+}
+
+void
+netdev_wg_ul_rx_init(struct netdev_wg_ul *ul)
+{
+    for (int i = 0; i < WG_CONFIG_N_RXQ_MAX; i++) {
+        ovs_mutex_init(&ul->wgq[i].mutex);
+        ul->wgq[i].seq = seq_create();
+    }
+    atomic_init(&ul->n_wgq, 1);
+    netdev_wg_ul_set_n_rxq(ul, 1);
 }
 
 void
 netdev_wg_ul_rx_clear(struct netdev_wg_ul *ul)
 {
-    ovs_mutex_lock(&ul->wg_mutex);
-    while (ul->wg_n) {
-        dp_packet_delete(ul->to_wg[ul->wg_head].pkt);
-        ul->wg_head = (ul->wg_head + 1) % NETDEV_WG_UL_RING_MAX;
-        ul->wg_n--;
+    for (int i = 0; i < WG_CONFIG_N_RXQ_MAX; i++) {
+        netdev_wg_ul_wgq_clear(&ul->wgq[i], true);
     }
-    ovs_mutex_unlock(&ul->wg_mutex);
+}
+
+void
+netdev_wg_ul_rx_destroy(struct netdev_wg_ul *ul)
+{
+    for (int i = 0; i < WG_CONFIG_N_RXQ_MAX; i++) {
+        netdev_wg_ul_wgq_clear(&ul->wgq[i], false);
+        seq_destroy(ul->wgq[i].seq);
+        ovs_mutex_destroy(&ul->wgq[i].mutex);
+    }
 }

@@ -22,6 +22,7 @@
 #include "dp-packet.h"
 #include "netdev-wireguard-underlay.h"
 #include "netdev-wireguard-underlay-private.h"
+#include "ovs-compat.h"
 #include "pkt-pool.h"
 #include "seq.h"
 #include "timeval.h"
@@ -37,8 +38,22 @@
  * probe) goes out first, and a message whose next hop has no MAC yet is
  * held, at most NETDEV_WG_UL_HOLD_MAX of them for NETDEV_WG_UL_HOLD_MS,
  * until the answer comes (netdev_wg_ul_release()) or its time is out.
- * Every drop is counted per reason (NETDEV_WG_UL_COUNTERS).  A batch takes
- * the companion's 'mutex' once. */
+ * Every drop is counted per reason (NETDEV_WG_UL_COUNTERS).
+ *
+ * A batch of NETDEV_WG_UL_TX_BATCH messages costs one round of the
+ * companion's 'mutex' and one of the ring's 'dp_mutex': under 'mutex' each
+ * message is planned (route, neighbour, MTU, IPv4 ID; the cache is asked
+ * once per run of messages to one endpoint) and the host copied; the
+ * frames are then allocated and written with no lock held, and pushed to
+ * the ring in one go.  Only messages held for a neighbour take 'mutex'
+ * again.
+ *
+ * The IPv4 header checksum is always written here.  The UDP checksum is
+ * left to output (the pseudo-header sum in its field, the packet marked
+ * for it: the NIC computes it, or Open vSwitch in software for a port
+ * that cannot) where Open vSwitch can complete it (3.3 and later,
+ * ovs-compat.h), and written here in software on 3.1, which would drop
+ * the packet at a port without the offload. */
 
 static void
 netdev_wg_ul_count(struct netdev_wg_ul *ul, enum netdev_wg_ul_counter c)
@@ -48,21 +63,32 @@ netdev_wg_ul_count(struct netdev_wg_ul *ul, enum netdev_wg_ul_counter c)
 }
 
 void
-netdev_wg_ul_to_dp(struct netdev_wg_ul *ul, struct dp_packet *pkt)
-    OVS_REQUIRES(ul->mutex)
+netdev_wg_ul_to_dp_n(struct netdev_wg_ul *ul, struct dp_packet **pkts,
+                     size_t n, bool msgs)
 {
-    bool pushed, was_empty;
+    size_t pushed = 0;
+    bool was_empty;
 
     ovs_mutex_lock(&ul->dp_mutex);
     was_empty = !ul->to_dp.n;
-    pushed = netdev_wg_ring_push(&ul->to_dp, pkt);
+    while (pushed < n && netdev_wg_ring_push(&ul->to_dp, pkts[pushed])) {
+        pushed++;
+    }
+    ul->dp_counters[NETDEV_WG_UL_TX_RING_FULL] += n - pushed;
+    ul->dp_counters[NETDEV_WG_UL_TX_FRAMES] += msgs ? pushed : 0;
     ovs_mutex_unlock(&ul->dp_mutex);
-    if (!pushed) {
-        dp_packet_delete(pkt);
-        netdev_wg_ul_count(ul, NETDEV_WG_UL_TX_RING_FULL);
-    } else if (was_empty) {
+    for (size_t i = pushed; i < n; i++) {
+        dp_packet_delete(pkts[i]);
+    }
+    if (pushed && was_empty) {
         seq_change(ul->dp_seq);
     }
+}
+
+void
+netdev_wg_ul_to_dp(struct netdev_wg_ul *ul, struct dp_packet *pkt)
+{
+    netdev_wg_ul_to_dp_n(ul, &pkt, 1, false);
 }
 
 /* The endpoint 'dst' as an address (IPv4-mapped for IPv4) and port. */
@@ -106,31 +132,115 @@ netdev_wg_ul_solicit(struct netdev_wg_ul *ul, const struct in6_addr *nh,
     }
 }
 
-/* Writes message 'm' to endpoint 'ip':'port' as a frame to 'mac'.  Returns
- * the packet, or NULL if it does not fit the underlay's MTU. */
-static struct dp_packet *
-netdev_wg_ul_encap(struct netdev_wg_ul *ul, const struct udp_batch_msg *m,
-                   const struct in6_addr *ip, uint16_t port,
-                   struct eth_addr mac)
+/* What the lock round decided for one message of a batch. */
+enum netdev_wg_ul_fate {
+    NETDEV_WG_UL_DROP,          /* Counted already. */
+    NETDEV_WG_UL_SEND,          /* Frame it and queue it to the bridge. */
+    NETDEV_WG_UL_HOLD,          /* Frame it and hold it for 'nh'. */
+};
+
+struct netdev_wg_ul_plan {
+    struct ul_frame_tx tx;      /* Its outer headers. */
+    struct in6_addr nh;         /* Its next hop. */
+    enum ul_neigh_action act;   /* The neighbour cache's word for 'nh'. */
+    bool routed;                /* 'nh' and 'act' are set. */
+    enum netdev_wg_ul_fate fate;
+};
+
+/* Whether a message of 'size' bytes to 'dst' fits 'host' (its family's
+ * address and MTU), as ul_frame_encap() will find. */
+static bool
+netdev_wg_ul_fits(const struct ul_frame_host *host,
+                  const struct in6_addr *dst, size_t size)
+{
+    bool ipv6 = !IN6_IS_ADDR_V4MAPPED(dst);
+    size_t ip_len = ul_frame_headroom(ipv6) - ETH_HEADER_LEN + size;
+
+    return (ip_len <= host->mtu
+            && (ipv6 ? ipv6_addr_is_set(&host->ip6) : host->ip4 != 0));
+}
+
+/* Sets p->nh, p->act and p->tx.dst_mac for p->tx.dst: the previous
+ * message's answer if it went to the same address ('prev', may be NULL),
+ * else the neighbour cache's (asking for the MAC if it says so).  Returns
+ * false if there is no route. */
+static bool
+netdev_wg_ul_route(struct netdev_wg_ul *ul, struct netdev_wg_ul_plan *p,
+                   const struct netdev_wg_ul_plan *prev, long long int now)
     OVS_REQUIRES(ul->mutex)
 {
-    size_t hr = ul_frame_headroom(!IN6_IS_ADDR_V4MAPPED(ip));
+    if (prev && prev->routed && ipv6_addr_equals(&prev->tx.dst, &p->tx.dst)) {
+        p->nh = prev->nh;
+        p->tx.dst_mac = prev->tx.dst_mac;
+        p->act = (prev->act == UL_NEIGH_PROBE ? UL_NEIGH_SEND
+                  : prev->act == UL_NEIGH_SOLICIT ? UL_NEIGH_WAIT
+                  : prev->act);
+        return true;
+    }
+    if (!ul_neigh_next_hop(&ul->route, &p->tx.dst, &p->nh)) {
+        return false;
+    }
+    p->act = ul_neigh_resolve(ul->neigh, &p->nh, now, &p->tx.dst_mac);
+    if (p->act == UL_NEIGH_SOLICIT || p->act == UL_NEIGH_PROBE) {
+        netdev_wg_ul_solicit(ul, &p->nh, (p->act == UL_NEIGH_PROBE
+                                          ? &p->tx.dst_mac : NULL));
+    }
+    return true;
+}
+
+/* Plans message 'm' into 'p' at 'now' ('prev': the batch's previous
+ * message's plan, or NULL); counts a drop. */
+static void
+netdev_wg_ul_plan(struct netdev_wg_ul *ul, const struct udp_batch_msg *m,
+                  const struct netdev_wg_ul_plan *prev,
+                  struct netdev_wg_ul_plan *p, long long int now)
+    OVS_REQUIRES(ul->mutex)
+{
+    memset(p, 0, sizeof *p);
+    p->fate = NETDEV_WG_UL_DROP;
+    p->routed = (netdev_wg_ul_endpoint(&m->dst, &p->tx.dst, &p->tx.dst_port)
+                 && netdev_wg_ul_route(ul, p, prev, now));
+    if (!p->routed) {
+        netdev_wg_ul_count(ul, NETDEV_WG_UL_TX_NO_ROUTE);
+    } else if (p->act == UL_NEIGH_UNREACHABLE) {
+        netdev_wg_ul_count(ul, NETDEV_WG_UL_TX_UNREACHABLE);
+    } else if (!netdev_wg_ul_fits(&ul->host, &p->tx.dst, m->size)) {
+        netdev_wg_ul_count(ul, NETDEV_WG_UL_TX_ENCAP);
+    } else {
+        p->tx.tos = m->tos;
+        p->tx.ttl = NETDEV_WG_UL_TTL;
+        p->tx.csum_offload = OVS_COMPAT_SOFTWARE_CSUM;
+        p->tx.ip_id = ul->ip_id++;
+        p->fate = (p->act == UL_NEIGH_SOLICIT || p->act == UL_NEIGH_WAIT
+                   ? NETDEV_WG_UL_HOLD : NETDEV_WG_UL_SEND);
+    }
+}
+
+/* Writes message 'm' as a frame per 'tx' from 'host' into a new packet.
+ * Returns it, or NULL if it does not fit (the plan said it would). */
+static struct dp_packet *
+netdev_wg_ul_encap(const struct ul_frame_host *host,
+                   const struct udp_batch_msg *m,
+                   const struct ul_frame_tx *tx)
+{
+    size_t hr = ul_frame_headroom(!IN6_IS_ADDR_V4MAPPED(&tx->dst));
     struct dp_packet *pkt = pkt_pool_new(hr + m->size,
-                                        NETDEV_WG_UL_HEADROOM);
-    struct ul_frame_tx tx = {
-        .dst_mac = mac, .dst = *ip, .dst_port = port, .tos = m->tos,
-        .ttl = NETDEV_WG_UL_TTL, .ip_id = ul->ip_id++,
-    };
+                                         NETDEV_WG_UL_HEADROOM);
     uint8_t *frame = dp_packet_put_uninit(pkt, hr + m->size);
     size_t len;
 
     memcpy(frame + hr, m->data, m->size);
-    len = ul_frame_encap(frame, m->size, &ul->host, &tx);
+    len = ul_frame_encap(frame, m->size, host, tx);
     if (!len) {
         dp_packet_delete(pkt);
         return NULL;
     }
     dp_packet_set_size(pkt, len);
+    if (tx->csum_offload) {
+        ovs_compat_pkt_set_udp_csum_partial(pkt, hr == UL_FRAME_HEADROOM6,
+                                            ETH_HEADER_LEN,
+                                            hr - UDP_HEADER_LEN);
+    }
     return pkt;
 }
 
@@ -155,56 +265,104 @@ netdev_wg_ul_hold(struct netdev_wg_ul *ul, struct dp_packet *pkt,
     return true;
 }
 
-/* Sends message 'm' at 'now'.  Returns false if it was dropped. */
-static bool
-netdev_wg_ul_send_one(struct netdev_wg_ul *ul, const struct udp_batch_msg *m,
-                      long long int now)
-    OVS_REQUIRES(ul->mutex)
-{
-    enum ul_neigh_action act;
-    struct in6_addr ip, nh;
-    struct dp_packet *pkt;
-    struct eth_addr mac = eth_addr_zero;
-    uint16_t port;
+/* One batch of at most NETDEV_WG_UL_TX_BATCH messages between its steps. */
+struct netdev_wg_ul_tx_batch {
+    struct ul_frame_host host;  /* The companion's, at the lock round. */
+    struct netdev_wg_ul_plan plans[NETDEV_WG_UL_TX_BATCH];
+    struct dp_packet *send[NETDEV_WG_UL_TX_BATCH];
+    size_t n_send;
+    struct dp_packet *hold[NETDEV_WG_UL_TX_BATCH];
+    size_t n_hold;
+};
 
-    if (!netdev_wg_ul_endpoint(&m->dst, &ip, &port)
-        || !ul_neigh_next_hop(&ul->route, &ip, &nh)) {
-        netdev_wg_ul_count(ul, NETDEV_WG_UL_TX_NO_ROUTE);
-        return false;
+/* The lock round: plans the 'n' messages at 'msgs' into 'b'.  Returns how
+ * many it dropped. */
+static size_t
+netdev_wg_ul_plan_batch(struct netdev_wg_ul *ul,
+                        const struct udp_batch_msg *msgs, size_t n,
+                        struct netdev_wg_ul_tx_batch *b, long long int now)
+{
+    size_t dropped = 0;
+
+    ovs_mutex_lock(&ul->mutex);
+    b->host = ul->host;
+    for (size_t i = 0; i < n; i++) {
+        netdev_wg_ul_plan(ul, &msgs[i], i ? &b->plans[i - 1] : NULL,
+                          &b->plans[i], now);
+        dropped += b->plans[i].fate == NETDEV_WG_UL_DROP;
     }
-    act = ul_neigh_resolve(ul->neigh, &nh, now, &mac);
-    if (act == UL_NEIGH_SOLICIT || act == UL_NEIGH_PROBE) {
-        netdev_wg_ul_solicit(ul, &nh, act == UL_NEIGH_PROBE ? &mac : NULL);
+    ovs_mutex_unlock(&ul->mutex);
+    return dropped;
+}
+
+/* Frames the planned messages of 'b' with no lock held.  Returns how many
+ * it dropped. */
+static size_t
+netdev_wg_ul_frame_batch(const struct udp_batch_msg *msgs, size_t n,
+                         struct netdev_wg_ul_tx_batch *b)
+{
+    size_t dropped = 0;
+
+    b->n_send = b->n_hold = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct netdev_wg_ul_plan *p = &b->plans[i];
+        struct dp_packet *pkt;
+
+        if (p->fate == NETDEV_WG_UL_DROP) {
+            continue;
+        }
+        pkt = netdev_wg_ul_encap(&b->host, &msgs[i], &p->tx);
+        if (!pkt) {
+            dropped++;
+        } else if (p->fate == NETDEV_WG_UL_SEND) {
+            b->send[b->n_send++] = pkt;
+        } else {
+            b->hold[b->n_hold++] = pkt;
+        }
     }
-    if (act == UL_NEIGH_UNREACHABLE) {
-        netdev_wg_ul_count(ul, NETDEV_WG_UL_TX_UNREACHABLE);
-        return false;
+    return dropped;
+}
+
+/* Holds the frames of 'b' that wait for a neighbour.  Returns how many it
+ * dropped. */
+static size_t
+netdev_wg_ul_hold_batch(struct netdev_wg_ul *ul, size_t n,
+                        const struct netdev_wg_ul_tx_batch *b,
+                        long long int now)
+{
+    size_t dropped = 0, j = 0;
+
+    ovs_mutex_lock(&ul->mutex);
+    for (size_t i = 0; i < n && j < b->n_hold; i++) {
+        if (b->plans[i].fate == NETDEV_WG_UL_HOLD) {
+            dropped += !netdev_wg_ul_hold(ul, b->hold[j++],
+                                          &b->plans[i].nh, now);
+        }
     }
-    pkt = netdev_wg_ul_encap(ul, m, &ip, port, mac);
-    if (!pkt) {
-        netdev_wg_ul_count(ul, NETDEV_WG_UL_TX_ENCAP);
-        return false;
-    }
-    if (act == UL_NEIGH_SOLICIT || act == UL_NEIGH_WAIT) {
-        return netdev_wg_ul_hold(ul, pkt, &nh, now);
-    }
-    netdev_wg_ul_count(ul, NETDEV_WG_UL_TX_FRAMES);
-    netdev_wg_ul_to_dp(ul, pkt);
-    return true;
+    ovs_mutex_unlock(&ul->mutex);
+    return dropped;
 }
 
 size_t
 netdev_wg_ul_send(struct netdev_wg_ul *ul, const struct udp_batch_msg *msgs,
                   size_t n)
 {
-    size_t dropped = 0;
+    struct netdev_wg_ul_tx_batch b;
     long long int now = time_msec();
+    size_t dropped = 0;
 
-    ovs_mutex_lock(&ul->mutex);
-    for (size_t i = 0; i < n; i++) {
-        dropped += !netdev_wg_ul_send_one(ul, &msgs[i], now);
+    for (size_t i = 0; i < n; i += NETDEV_WG_UL_TX_BATCH) {
+        size_t k = MIN(n - i, NETDEV_WG_UL_TX_BATCH);
+
+        dropped += netdev_wg_ul_plan_batch(ul, msgs + i, k, &b, now);
+        dropped += netdev_wg_ul_frame_batch(msgs + i, k, &b);
+        if (b.n_send) {
+            netdev_wg_ul_to_dp_n(ul, b.send, b.n_send, true);
+        }
+        if (b.n_hold) {
+            dropped += netdev_wg_ul_hold_batch(ul, k, &b, now);
+        }
     }
-    ovs_mutex_unlock(&ul->mutex);
     return dropped;
 }
 
@@ -212,12 +370,13 @@ bool
 netdev_wg_ul_can_send(const struct netdev_wg_ul *ul_, int family)
 {
     struct netdev_wg_ul *ul = CONST_CAST(struct netdev_wg_ul *, ul_);
-    bool can;
+    bool can = false;
 
-    ovs_mutex_lock(&ul->mutex);
-    can = (family == AF_INET ? ul->host.ip4 != 0
-           : family == AF_INET6 && ipv6_addr_is_set(&ul->host.ip6));
-    ovs_mutex_unlock(&ul->mutex);
+    if (family == AF_INET) {
+        atomic_read_relaxed(&ul->has_ip4, &can);
+    } else if (family == AF_INET6) {
+        atomic_read_relaxed(&ul->has_ip6, &can);
+    }
     return can;
 }
 
@@ -261,8 +420,7 @@ netdev_wg_ul_release(struct netdev_wg_ul *ul, const struct in6_addr *nh,
             struct eth_header *eh = dp_packet_data(h->pkt);
 
             eh->eth_dst = mac;
-            netdev_wg_ul_count(ul, NETDEV_WG_UL_TX_FRAMES);
-            netdev_wg_ul_to_dp(ul, h->pkt);
+            netdev_wg_ul_to_dp_n(ul, &h->pkt, 1, true);
             netdev_wg_ul_unhold(ul, i);
         } else {
             i++;

@@ -69,6 +69,12 @@ static const char *const netdev_wg_ul_counter_names[] = {
 #undef C
 };
 
+static const char *const netdev_wg_ul_dp_counter_names[] = {
+#define C(ENUM, NAME) NAME,
+    NETDEV_WG_UL_DP_COUNTERS
+#undef C
+};
+
 static int netdev_wg_ul_construct(struct netdev *);
 
 static struct netdev_wg_ul *
@@ -105,7 +111,8 @@ netdev_wg_ul_construct(struct netdev *netdev)
 
     ovs_mutex_init(&ul->mutex);
     ovs_mutex_init(&ul->dp_mutex);
-    ovs_mutex_init(&ul->wg_mutex);
+    atomic_init(&ul->has_ip4, false);
+    atomic_init(&ul->has_ip6, false);
     ovs_mutex_lock(&ul->mutex);
     ul->host.mac = netdev_wg_ul_default_mac(netdev_get_name(netdev));
     ul->host.mtu = NETDEV_WG_UL_MTU;
@@ -116,11 +123,8 @@ netdev_wg_ul_construct(struct netdev *netdev)
     ovs_mutex_lock(&ul->dp_mutex);
     netdev_wg_ring_init(&ul->to_dp, NETDEV_WG_UL_RING_MAX);
     ovs_mutex_unlock(&ul->dp_mutex);
-    ovs_mutex_lock(&ul->wg_mutex);
-    ul->to_wg = xmalloc(NETDEV_WG_UL_RING_MAX * sizeof *ul->to_wg);
-    ovs_mutex_unlock(&ul->wg_mutex);
     ul->dp_seq = seq_create();
-    ul->wg_seq = seq_create();
+    netdev_wg_ul_rx_init(ul);
 
     ovs_mutex_lock(&netdev_wg_ul_list_mutex);
     ovs_list_push_back(&netdev_wg_ul_list, &ul->list_node);
@@ -166,6 +170,7 @@ netdev_wg_ul_pair(struct netdev_wg_ul *ul)
             ovs_mutex_lock(&wg->mutex);
             if (!wg->ul) {
                 port = netdev_wg_sock_set_underlay(wg, ul);
+                netdev_wg_ul_set_n_rxq(ul, wg->n_rxq);
                 found = wg;
             }
             ovs_mutex_unlock(&wg->mutex);
@@ -214,14 +219,10 @@ netdev_wg_ul_destruct(struct netdev *netdev)
     ovs_mutex_lock(&ul->dp_mutex);
     netdev_wg_ring_destroy(&ul->to_dp);
     ovs_mutex_unlock(&ul->dp_mutex);
-    ovs_mutex_lock(&ul->wg_mutex);
-    free(ul->to_wg);
-    ovs_mutex_unlock(&ul->wg_mutex);
+    netdev_wg_ul_rx_destroy(ul);
     seq_destroy(ul->dp_seq);
-    seq_destroy(ul->wg_seq);
     ovs_mutex_destroy(&ul->mutex);
     ovs_mutex_destroy(&ul->dp_mutex);
-    ovs_mutex_destroy(&ul->wg_mutex);
 }
 
 static void
@@ -342,6 +343,8 @@ netdev_wg_ul_set_config(struct netdev *netdev, const struct smap *args,
     ul->host.ip4 = in6_addr_get_mapped_ipv4(&o.route.addr4);
     ul->host.ip6 = o.route.addr6;
     ul->route = o.route;
+    atomic_store_relaxed(&ul->has_ip4, ul->host.ip4 != 0);
+    atomic_store_relaxed(&ul->has_ip6, ipv6_addr_is_set(&ul->host.ip6));
     ovs_mutex_unlock(&ul->mutex);
     netdev_wg_ul_pair(ul);
     netdev_change_seq_changed(netdev);
@@ -435,7 +438,8 @@ netdev_wg_ul_get_custom_stats(const struct netdev *netdev,
 
     stats->size = 0;
     stats->counters = xcalloc(UL_FRAME_N_REASONS + NETDEV_WG_UL_N_COUNTERS
-                              + 6, sizeof *stats->counters);
+                              + NETDEV_WG_UL_N_DP_COUNTERS + 6,
+                              sizeof *stats->counters);
     ovs_mutex_lock(&ul->mutex);
     for (int r = UL_FRAME_R_OK + 1; r < UL_FRAME_N_REASONS; r++) {
         netdev_wg_ul_put(stats, ul_frame_reason_name(r),
@@ -447,6 +451,12 @@ netdev_wg_ul_get_custom_stats(const struct netdev *netdev,
     }
     netdev_wg_ul_put_neigh(ul, stats);
     ovs_mutex_unlock(&ul->mutex);
+    ovs_mutex_lock(&ul->dp_mutex);
+    for (int i = 0; i < NETDEV_WG_UL_N_DP_COUNTERS; i++) {
+        netdev_wg_ul_put(stats, netdev_wg_ul_dp_counter_names[i],
+                         ul->dp_counters[i]);
+    }
+    ovs_mutex_unlock(&ul->dp_mutex);
     return 0;
 }
 

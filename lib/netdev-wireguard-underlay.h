@@ -64,13 +64,19 @@ size_t netdev_wg_ul_send(struct netdev_wg_ul *ul,
 bool netdev_wg_ul_can_send(const struct netdev_wg_ul *ul, int family);
 
 /* Fills at most 'n' of 'bufs' with the WireGuard datagrams waiting for the
- * port, as recvmmsg() with UDP GRO would (runs of one source and size in
- * one buffer).  Returns how many buffers it filled. */
-size_t netdev_wg_ul_read(struct netdev_wg_ul *ul,
+ * port's receive queue 'qid', as recvmmsg() with UDP GRO would (runs of
+ * one source and size in one buffer).  Returns how many buffers it
+ * filled.  Each peer's datagrams go to one queue, as the socket mode's
+ * steering sends them (netdev-wireguard-underlay-rx.c). */
+size_t netdev_wg_ul_read(struct netdev_wg_ul *ul, int qid,
                          struct udp_batch_rx_buf *bufs, size_t n);
 
-/* Wakes the poll loop when datagrams wait for the port. */
-void netdev_wg_ul_read_wait(struct netdev_wg_ul *ul);
+/* Wakes the poll loop when datagrams wait for queue 'qid'. */
+void netdev_wg_ul_read_wait(struct netdev_wg_ul *ul, int qid);
+
+/* The port has 'n' receive queues now (its 'mutex' held): datagrams are
+ * spread over them; those waiting for a queue removed are dropped. */
+void netdev_wg_ul_set_n_rxq(struct netdev_wg_ul *ul, int n);
 
 /* Main thread, the port's 'mutex' held: the port is destroyed (the
  * companion forgets it), or its UDP port is now 'port'. */

@@ -64,6 +64,11 @@
 #define OVS_COMPAT_SOFTWARE_GSO false
 #endif
 
+/* True when netdev_send() of this Open vSwitch completes, in software for
+ * a port that cannot, an L4 checksum that a packet leaves to output
+ * (3.3+); 3.1 drops such a packet ("No UDP checksum support"). */
+#define OVS_COMPAT_SOFTWARE_CSUM OVS_COMPAT_SOFTWARE_GSO
+
 /* Packets. */
 
 /* Returns true if 'pkt' is a TCP super-packet to be segmented on output. */
@@ -98,6 +103,50 @@ ovs_compat_pkt_l4_csum_partial(const struct dp_packet *pkt)
     return dp_packet_hwol_tx_l4_checksum(pkt);
 #else
     return dp_packet_l4_checksum_partial(pkt);
+#endif
+}
+
+/* Returns true if the receiving NIC verified the L4 checksum of 'pkt' and
+ * found it good (3.1 calls it "valid", later lines "good"). */
+static inline bool
+ovs_compat_pkt_l4_csum_good(const struct dp_packet *pkt)
+{
+#ifdef OVSWG_OVS_TSO_SEGSZ
+    return dp_packet_l4_checksum_good(pkt);
+#else
+    return dp_packet_l4_checksum_valid(pkt);
+#endif
+}
+
+/* Marks 'pkt', an Ethernet frame whose complete IPv4 or IPv6 ('ipv6')
+ * header is at offset 'l3_ofs' and whose UDP header, at 'l4_ofs', holds
+ * the pseudo-header sum in its checksum, for output to complete the UDP
+ * checksum (the NIC, or Open vSwitch in software).  Only where
+ * OVS_COMPAT_SOFTWARE_CSUM; elsewhere it changes nothing. */
+static inline void
+ovs_compat_pkt_set_udp_csum_partial(struct dp_packet *pkt, bool ipv6,
+                                    uint16_t l3_ofs, uint16_t l4_ofs)
+{
+#ifdef OVSWG_OVS_TSO_SEGSZ
+    pkt->l3_ofs = l3_ofs;
+    pkt->l4_ofs = l4_ofs;
+#ifdef OVSWG_OVS_HWOL
+    dp_packet_hwol_set_csum_udp(pkt);
+    if (ipv6) {
+        dp_packet_hwol_set_tx_ipv6(pkt);
+    } else {
+        dp_packet_hwol_set_tx_ipv4(pkt);
+    }
+#else
+    (void) ipv6;
+    dp_packet_l4_proto_set_udp(pkt);
+    dp_packet_l4_checksum_set_partial(pkt);
+#endif
+#else
+    (void) pkt;
+    (void) ipv6;
+    (void) l3_ofs;
+    (void) l4_ofs;
 #endif
 }
 
