@@ -89,7 +89,7 @@ wgt_vswitchd_start() {
     echo "$bin" > "$WGT_DIR/h$1/vswitchd.path"
     ip netns exec $WGT_PREFIX-h$1 env $(wgt_env $1) \
         "$bin" --detach --no-chdir --pidfile --log-file -vconsole:off \
-        2>/dev/null
+        2>>"$WGT_DIR/h$1/ovs-vswitchd.stderr"
 }
 
 # wgt_kill_wait PIDFILE [SIGNAL]: sends SIGNAL (default TERM) to the
@@ -177,13 +177,15 @@ wgt_keys() {
 
 # wgt_stop: stops every daemon of the topology and removes its namespaces.
 wgt_stop() {
-    local pid ns
+    local pid ns pids=
     for pid in "$WGT_DIR"/h*/*.pid "$WGT_DIR"/*.pid; do
-        [ -f "$pid" ] && kill "$(cat "$pid")" 2>/dev/null
+        [ -f "$pid" ] && pids="$pids $(cat "$pid")"
     done
-    sleep 0.2
+    [ -z "$pids" ] || kill $pids 2>/dev/null
+    wgt_reap $pids
     for ns in $(ip netns list | awk '{print $1}' | grep "^$WGT_PREFIX-"); do
-        ip netns pids $ns 2>/dev/null | xargs -r kill 2>/dev/null
+        pids=$(ip netns pids $ns 2>/dev/null)
+        [ -z "$pids" ] || { kill $pids 2>/dev/null; wgt_reap $pids; }
         ip netns del $ns
     done
     if [ -z "${WGT_KEEP_DIR:-}" ]; then
@@ -193,6 +195,24 @@ wgt_stop() {
     fi
     rm -f /var/run/wireguard/$WGT_PREFIX*.sock
     rm -rf /var/run/dpdk/$WGT_PREFIX-h*     # DPDK's run files (--file-prefix)
+}
+
+# wgt_reap PID...: waits up to 5 s for the processes to exit, then kills
+# those left with SIGKILL, saying so: a daemon left behind (an OVS-DPDK one
+# keeps its hugepages and its PMD thread polling a core) would slow or
+# break whatever runs next on the machine.
+wgt_reap() {
+    local i pid alive
+    for i in $(seq 50); do
+        alive=
+        for pid in "$@"; do
+            kill -0 $pid 2>/dev/null && alive="$alive $pid"
+        done
+        [ -n "$alive" ] || return 0
+        sleep 0.1
+    done
+    echo "wgt_stop: killing$alive, not gone 5 s after SIGTERM" >&2
+    kill -KILL $alive 2>/dev/null
 }
 
 # The helpers below are used by the system tests (tests/system-wireguard.at)
