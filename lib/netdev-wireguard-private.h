@@ -185,11 +185,12 @@ struct netdev_wireguard {
     int requested_n_txq;        /* What OVS asked for (set_tx_multiq()). */
 
     /* For sends and receives without 'mutex' (netdev-wireguard-tx.c, -rx.c):
-     * 'mtu', 'slot_size', 'tso', 'configured' and whether to coalesce what
-     * is received, as last set with 'mutex' held (netdev_wg_sock_publish()).
-     */
+     * 'mtu', 'slot_size', the kind of slots (their 'front', tx-slots.h),
+     * 'tso', 'configured' and whether to coalesce what is received, as
+     * last set with 'mutex' held (netdev_wg_sock_publish()). */
     atomic_int unlocked_mtu;
     atomic_size_t unlocked_slot_size;
+    atomic_size_t unlocked_slot_front;
     atomic_bool unlocked_tso;
     atomic_bool unlocked_ready;
     atomic_bool unlocked_gro;
@@ -593,6 +594,10 @@ void netdev_wg_sock_flush(struct netdev_wireguard *wg);
 void netdev_wg_sock_set_n_txq(struct netdev_wireguard *wg, int n);
 void netdev_wg_sock_fit_txq(struct netdev_wireguard *wg,
                             struct netdev_wg_txq *txq);
+
+/* Whether 'slots' are of the size and kind the port wants now. */
+bool netdev_wg_sock_slots_fit(const struct netdev_wireguard *wg,
+                              const struct tx_slots *slots);
 size_t netdev_wg_sock_send_txq(struct netdev_wireguard *wg,
                                struct netdev_wg_txq *txq);
 

@@ -191,7 +191,7 @@ struct netdev_wg_hs_msg {
  * (netdev-wireguard-tx.c): its slot, its keypair and counter, where it
  * goes. */
 struct netdev_wg_pending {
-    uint8_t *slot;
+    size_t slot;                        /* TX_SLOTS_NONE: cancelled. */
     struct wg_device_sealer sealer;
     int len;                            /* UDP payload bytes. */
     struct sockaddr_storage dst;
@@ -206,7 +206,7 @@ struct netdev_wg_cut {
     struct dp_packet *pkt;      /* Owned until cut. */
     const uint8_t *inner;       /* The super-packet in 'pkt'... */
     struct pkt_ip_info info;    /* ...and its one parse. */
-    uint8_t *base;              /* First of its 'n_slots' slots. */
+    size_t base;                /* First of its 'n_slots' slots. */
     size_t n_slots;
     size_t mss;                 /* TCP payload bytes per segment. */
     size_t first;               /* Its begun messages in 'pending'... */

@@ -69,16 +69,46 @@ netdev_wg_sock_can_send(const struct netdev_wireguard *wg, int family)
 }
 
 /* The datapath underlay in place of the socket: hands what 'q' holds to
- * the companion and empties 'q'.  Returns how many messages it dropped. */
+ * the companion, each message with the packet of its slot of 'slots' if
+ * it has one (the companion takes it), and empties 'q'.  Returns how many
+ * messages it dropped. */
 static size_t
-netdev_wg_sock_underlay(struct netdev_wireguard *wg, struct udp_batch_tx *q)
+netdev_wg_sock_underlay(struct netdev_wireguard *wg, struct udp_batch_tx *q,
+                        struct tx_slots *slots)
 {
+    struct dp_packet *pkts[NETDEV_WG_TXQ_SLOTS];
+    const struct udp_batch_msg *msgs = udp_batch_tx_msgs(q);
     size_t n = udp_batch_tx_count(q);
-    size_t dropped = n ? netdev_wg_ul_send(wg->ul, udp_batch_tx_msgs(q), n)
-                     : 0;
+    size_t dropped;
 
+    ovs_assert(n <= ARRAY_SIZE(pkts));
+    for (size_t i = 0; i < n; i++) {
+        pkts[i] = (msgs[i].tag == UDP_BATCH_NO_TAG ? NULL
+                   : tx_slots_take(slots, msgs[i].tag));
+    }
+    dropped = n ? netdev_wg_ul_send(wg->ul, msgs, pkts, n) : 0;
     udp_batch_tx_clear(q);
     return dropped;
+}
+
+/* Makes 'slots' 'n' slots of the port's size and of the kind its
+ * transport wants: in packets while it is paired with a datapath
+ * underlay, so that each message is sent as it was sealed. */
+static void
+netdev_wg_slots_init(const struct netdev_wireguard *wg,
+                     struct tx_slots *slots, size_t n)
+{
+    tx_slots_init(slots, n, wg->slot_size,
+                  wg->ul ? NETDEV_WG_UL_SLOT_FRONT : 0,
+                  NETDEV_WG_UL_SLOT_HEADROOM);
+}
+
+bool
+netdev_wg_sock_slots_fit(const struct netdev_wireguard *wg,
+                         const struct tx_slots *slots)
+{
+    return (slots->slot_size == wg->slot_size
+            && slots->front == (wg->ul ? NETDEV_WG_UL_SLOT_FRONT : 0));
 }
 
 static void
@@ -89,7 +119,8 @@ netdev_wg_flush_queue(struct netdev_wireguard *wg, struct udp_batch_tx *q,
 
     /* Messages are queued only for a family whose socket exists. */
     if (n) {
-        size_t sent = (wg->ul ? n - netdev_wg_sock_underlay(wg, q)
+        size_t sent = (wg->ul
+                       ? n - netdev_wg_sock_underlay(wg, q, &wg->tx.slots)
                        : udp_batch_tx_flush(q, sock, NULL));
         if (sent < n) {
             COVERAGE_ADD(wg_tx_socket_drop, n - sent);
@@ -123,7 +154,7 @@ netdev_wg_sock_send_control(void *aux, const struct sockaddr *dst,
         return;
     }
     udp_batch_tx_add(wg->tx.ctl, msg, len, dst);
-    if (wg->ul ? netdev_wg_sock_underlay(wg, wg->tx.ctl)
+    if (wg->ul ? netdev_wg_sock_underlay(wg, wg->tx.ctl, &wg->tx.slots)
         : !udp_batch_tx_flush(wg->tx.ctl, sock, NULL)) {
         COVERAGE_INC(wg_tx_socket_drop);
         netdev_wg_count(wg, NETDEV_WG_TX_CONTROL_SOCKET);
@@ -140,7 +171,7 @@ netdev_wg_sock_set_mtu(struct netdev_wireguard *wg, int mtu)
     netdev_wg_sock_flush(wg);
     wg->slot_size = netdev_wg_slot_size(mtu);
     tx_slots_destroy(&wg->tx.slots);
-    tx_slots_init(&wg->tx.slots, NETDEV_WG_TX_SLOTS, wg->slot_size);
+    netdev_wg_slots_init(wg, &wg->tx.slots, NETDEV_WG_TX_SLOTS);
     netdev_wg_sock_publish(wg);
 }
 
@@ -149,6 +180,7 @@ netdev_wg_sock_publish(struct netdev_wireguard *wg)
 {
     atomic_store_relaxed(&wg->unlocked_mtu, wg->mtu);
     atomic_store_relaxed(&wg->unlocked_slot_size, wg->slot_size);
+    atomic_store_relaxed(&wg->unlocked_slot_front, wg->tx.slots.front);
     atomic_store_relaxed(&wg->unlocked_tso, wg->tso);
     atomic_store_relaxed(&wg->unlocked_gro, wg->tso && wg->cfg.tcp_gro);
     atomic_store(&wg->unlocked_ready, wg->configured);
@@ -157,13 +189,13 @@ netdev_wg_sock_publish(struct netdev_wireguard *wg)
 /* Transmit queues. */
 
 static struct netdev_wg_txq *
-netdev_wg_txq_create(int id, size_t slot_size)
+netdev_wg_txq_create(const struct netdev_wireguard *wg, int id)
 {
     struct netdev_wg_txq *txq = xzalloc(sizeof *txq);
 
     txq->id = id;
     ovs_mutex_init_adaptive(&txq->lock);
-    tx_slots_init(&txq->tx.slots, NETDEV_WG_TXQ_SLOTS, slot_size);
+    netdev_wg_slots_init(wg, &txq->tx.slots, NETDEV_WG_TXQ_SLOTS);
     txq->tx.q4 = udp_batch_tx_create(NETDEV_WG_TXQ_SLOTS);
     txq->tx.q6 = udp_batch_tx_create(NETDEV_WG_TXQ_SLOTS);
     txq->tx.pending = xmalloc(NETDEV_WG_TXQ_SLOTS * sizeof *txq->tx.pending);
@@ -230,7 +262,7 @@ netdev_wg_sock_set_n_txq(struct netdev_wireguard *wg, int n)
     }
     wg->txqs = xrealloc(wg->txqs, n * sizeof *wg->txqs);
     for (int i = wg->n_txq; i < n; i++) {
-        wg->txqs[i] = netdev_wg_txq_create(i, wg->slot_size);
+        wg->txqs[i] = netdev_wg_txq_create(wg, i);
     }
     wg->n_txq = n;
 }
@@ -238,9 +270,9 @@ netdev_wg_sock_set_n_txq(struct netdev_wireguard *wg, int n)
 void
 netdev_wg_sock_fit_txq(struct netdev_wireguard *wg, struct netdev_wg_txq *txq)
 {
-    if (txq->tx.slots.slot_size != wg->slot_size) {
+    if (!netdev_wg_sock_slots_fit(wg, &txq->tx.slots)) {
         tx_slots_destroy(&txq->tx.slots);
-        tx_slots_init(&txq->tx.slots, NETDEV_WG_TXQ_SLOTS, wg->slot_size);
+        netdev_wg_slots_init(wg, &txq->tx.slots, NETDEV_WG_TXQ_SLOTS);
     }
 }
 
@@ -264,7 +296,7 @@ netdev_wg_txq_sock(const struct netdev_wireguard *wg,
  * port still has one.  Returns how many datagrams were dropped. */
 static size_t
 netdev_wg_txq_flush(struct netdev_wireguard *wg,
-                    const struct netdev_wg_txq *txq, struct udp_batch_tx *q,
+                    struct netdev_wg_txq *txq, struct udp_batch_tx *q,
                     int family)
     OVS_REQ_RDLOCK(wg->sock_rwlock)
 {
@@ -274,7 +306,7 @@ netdev_wg_txq_flush(struct netdev_wireguard *wg,
     if (!n) {
         return 0;
     } else if (wg->ul) {
-        return netdev_wg_sock_underlay(wg, q);
+        return netdev_wg_sock_underlay(wg, q, &txq->tx.slots);
     } else if (!sock) {
         udp_batch_tx_clear(q);
         return n;
@@ -304,9 +336,10 @@ netdev_wg_sock_init(struct netdev_wireguard *wg)
 {
     ovs_rwlock_init(&wg->sock_rwlock);
     wg->slot_size = netdev_wg_slot_size(wg->mtu);
-    tx_slots_init(&wg->tx.slots, NETDEV_WG_TX_SLOTS, wg->slot_size);
+    netdev_wg_slots_init(wg, &wg->tx.slots, NETDEV_WG_TX_SLOTS);
     atomic_init(&wg->unlocked_mtu, wg->mtu);
     atomic_init(&wg->unlocked_slot_size, wg->slot_size);
+    atomic_init(&wg->unlocked_slot_front, wg->tx.slots.front);
     atomic_init(&wg->unlocked_tso, false);
     atomic_init(&wg->unlocked_ready, false);
     wg->tx.q4 = udp_batch_tx_create(NETDEV_WG_TX_SLOTS);
@@ -575,6 +608,17 @@ netdev_wg_sock_set_listen_port(struct netdev_wireguard *wg, int port)
 
 /* The datapath underlay. */
 
+/* Gives the port's own batch slots of the kind its transport wants now
+ * (its transmit queues' follow at their next locked send,
+ * netdev_wg_sock_fit_txq()). */
+static void
+netdev_wg_slots_renew(struct netdev_wireguard *wg)
+{
+    tx_slots_destroy(&wg->tx.slots);
+    netdev_wg_slots_init(wg, &wg->tx.slots, NETDEV_WG_TX_SLOTS);
+    netdev_wg_sock_publish(wg);
+}
+
 /* The UDP port the underlay uses when the port had none. */
 #define NETDEV_WG_UNDERLAY_PORT 51820
 
@@ -586,9 +630,11 @@ netdev_wg_sock_set_underlay(struct netdev_wireguard *wg,
 
     if (ul) {
         netdev_wg_sock_close_all(wg);
+        netdev_wg_sock_flush(wg);
         ovs_rwlock_wrlock(&wg->sock_rwlock);
         wg->ul = ul;
         ovs_rwlock_unlock(&wg->sock_rwlock);
+        netdev_wg_slots_renew(wg);
         if (!wg->bound_port) {
             wg->bound_port = (wg->cfg.listen_port ? wg->cfg.listen_port
                               : NETDEV_WG_UNDERLAY_PORT);
@@ -599,6 +645,7 @@ netdev_wg_sock_set_underlay(struct netdev_wireguard *wg,
     ovs_rwlock_wrlock(&wg->sock_rwlock);
     wg->ul = NULL;
     ovs_rwlock_unlock(&wg->sock_rwlock);
+    netdev_wg_slots_renew(wg);
     if (wg->configured && netdev_wg_sock_apply(wg, &wg->cfg, &err)) {
         VLOG_WARN("%s: %s", netdev_get_name(&wg->up), err);
         free(err);

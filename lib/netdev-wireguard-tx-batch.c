@@ -53,7 +53,7 @@ netdev_wg_cut_fits(const struct netdev_wg_tx *tx,
 {
     for (size_t i = c->first; i < c->first + c->n_begun; i++) {
         const struct netdev_wg_pending *p = &tx->pending[i];
-        size_t idx = (p->slot - c->base) / tx->slots.slot_size;
+        size_t idx = p->slot - c->base;
 
         if (idx >= c->n_slots || slots[idx].len != p->sealer.inner_len) {
             return false;
@@ -74,8 +74,8 @@ netdev_wg_tx_cut(struct netdev_wg_tx *tx, struct netdev_wg_tx_late *late)
     for (size_t i = 0; i < tx->n_cuts; i++) {
         struct netdev_wg_cut *c = &tx->cuts[i];
 
-        if (!netdev_wg_cut_into(c->inner, &c->info, c->mss, c->base,
-                                tx->slots.slot_size, c->n_slots, slots)
+        if (!netdev_wg_cut_into(c->inner, &c->info, c->mss, &tx->slots,
+                                c->base, c->n_slots, slots)
             || !netdev_wg_cut_fits(tx, c, slots)) {
             late->cut_bytes += netdev_wg_tx_cancel(tx, c->first, c->n_begun);
             late->cut_failed++;
@@ -97,11 +97,16 @@ netdev_wg_tx_seal_pending(struct netdev_wg_tx *tx,
         const struct sockaddr *dst = (const struct sockaddr *) &p->dst;
         size_t inner_len = p->sealer.inner_len;
 
-        if (!p->slot) {
+        uint8_t *msg;
+
+        if (p->slot == TX_SLOTS_NONE) {
             continue;           /* Cancelled by netdev_wg_tx_cut(). */
-        } else if (wg_device_encrypt_finish(&p->sealer, p->slot)) {
-            udp_batch_tx_add_tos(dst->sa_family == AF_INET6 ? tx->q6 : tx->q4,
-                                 p->slot, p->len, dst, p->tos);
+        }
+        msg = tx_slots_get(&tx->slots, p->slot);
+        if (wg_device_encrypt_finish(&p->sealer, msg)) {
+            udp_batch_tx_add_tagged(dst->sa_family == AF_INET6
+                                    ? tx->q6 : tx->q4,
+                                    msg, p->len, dst, p->tos, p->slot);
         } else {
             late->seal_failed++;
             late->seal_failed_bytes += inner_len;
@@ -180,15 +185,17 @@ netdev_wg_unlocked_start(struct netdev_wireguard *wg,
                          const struct netdev_wg_txq *txq,
                          struct netdev_wg_unlocked *u)
 {
-    size_t slot_size;
+    size_t slot_size, slot_front;
     bool ready;
 
     atomic_read(&wg->unlocked_ready, &ready);
     atomic_read_relaxed(&wg->unlocked_slot_size, &slot_size);
+    atomic_read_relaxed(&wg->unlocked_slot_front, &slot_front);
     atomic_read_relaxed(&wg->unlocked_mtu, &u->mtu);
     atomic_read_relaxed(&wg->unlocked_tso, &u->tso);
     u->now = wg_device_now_unlocked(wg->dev);
-    return ready && slot_size == txq->tx.slots.slot_size;
+    return (ready && slot_size == txq->tx.slots.slot_size
+            && slot_front == txq->tx.slots.front);
 }
 
 /* Sends frame 'pkt' of the bridge without the port's lock if it needs
@@ -279,8 +286,7 @@ netdev_wg_tx_frames(struct netdev_wireguard *wg, struct netdev_wg_txq *txq,
     size_t n = dp_packet_batch_size(batch);
     long long int now = time_msec();
 
-    if (txq->tx.n_pending
-        && txq->tx.slots.slot_size != wg->slot_size) {
+    if (txq->tx.n_pending && !netdev_wg_sock_slots_fit(wg, &txq->tx.slots)) {
         return;
     }
     netdev_wg_sock_fit_txq(wg, txq);

@@ -109,11 +109,11 @@ netdev_wg_tx_uncount(struct netdev_wg_tx *tx, size_t n, size_t inner_bytes)
 
 /* Slots, encryption, segmentation. */
 
-/* Returns 'n' (at most NETDEV_WG_TX_SLOTS) free message slots of batch
- * 'tx', flushing the port's own batch first if fewer are free.  A transmit
- * queue's batch, flushed only after the lock is released, always has room
- * for a frame (netdev_wg_tx_send()); NULL if not. */
-static uint8_t *
+/* Returns the first of 'n' (at most NETDEV_WG_TX_SLOTS) free message slots
+ * of batch 'tx', flushing the port's own batch first if fewer are free.  A
+ * transmit queue's batch, flushed only after the lock is released, always
+ * has room for a frame (netdev_wg_tx_send()); TX_SLOTS_NONE if not. */
+static size_t
 netdev_wg_slots_acquire(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
                         size_t n)
 {
@@ -134,7 +134,7 @@ netdev_wg_tx_no_room(struct netdev_wireguard *wg)
 /* Makes the begun message of 'n' bytes in 'slot' (its sealer at the end of
  * tx->pending) wait in 'tx' to be sealed and sent to 'dst'. */
 static void
-netdev_wg_tx_pend(struct netdev_wg_tx *tx, uint8_t *slot, int n,
+netdev_wg_tx_pend(struct netdev_wg_tx *tx, size_t slot, int n,
                   const struct sockaddr *dst, socklen_t dst_len, uint8_t tos)
 {
     struct netdev_wg_pending *p = &tx->pending[tx->n_pending++];
@@ -154,19 +154,20 @@ netdev_wg_tx_pend(struct netdev_wg_tx *tx, uint8_t *slot, int n,
  * Returns true if queued. */
 static bool
 netdev_wg_seal_tos(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
-                   struct wg_peer *peer, uint8_t *slot,
+                   struct wg_peer *peer, size_t slot,
                    const uint8_t *inner, size_t inner_len, uint8_t tos)
 {
     struct netdev_wg_pending *p = tx->pending
                                   ? &tx->pending[tx->n_pending] : NULL;
+    uint8_t *msg = tx_slots_get(&tx->slots, slot);
     const struct sockaddr *dst;
     socklen_t dst_len;
     int n;
 
-    ovs_assert(!p || inner == slot + WG_DEVICE_HEADROOM);
-    n = (p ? wg_device_encrypt_begin(wg->dev, peer, slot, inner_len,
+    ovs_assert(!p || inner == msg + WG_DEVICE_HEADROOM);
+    n = (p ? wg_device_encrypt_begin(wg->dev, peer, msg, inner_len,
                                      tx->slots.slot_size, &p->sealer)
-         : wg_device_encrypt_from(wg->dev, peer, slot, tx->slots.slot_size,
+         : wg_device_encrypt_from(wg->dev, peer, msg, tx->slots.slot_size,
                                   inner, inner_len));
     if (n < 0) {
         if (n == WG_DEVICE_TX_NO_ENDPOINT) {
@@ -195,8 +196,8 @@ netdev_wg_seal_tos(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
     if (p) {
         netdev_wg_tx_pend(tx, slot, n, dst, dst_len, tos);
     } else {
-        udp_batch_tx_add_tos(dst->sa_family == AF_INET6 ? tx->q6 : tx->q4,
-                             slot, n, dst, tos);
+        udp_batch_tx_add_tagged(dst->sa_family == AF_INET6 ? tx->q6 : tx->q4,
+                                msg, n, dst, tos, slot);
     }
     netdev_wg_tx_count_sent(tx, 1, inner_len);
     return true;
@@ -207,7 +208,7 @@ netdev_wg_seal_tos(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
  * TOS that the inner packet's ECN field gives. */
 static bool
 netdev_wg_seal_from(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
-                    struct wg_peer *peer, uint8_t *slot,
+                    struct wg_peer *peer, size_t slot,
                     const uint8_t *inner, size_t inner_len)
 {
     return netdev_wg_seal_tos(wg, tx, peer, slot, inner, inner_len,
@@ -217,10 +218,11 @@ netdev_wg_seal_from(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
 /* The same for the inner packet already at slot + WG_DEVICE_HEADROOM. */
 static bool
 netdev_wg_seal_slot(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
-                    struct wg_peer *peer, uint8_t *slot, size_t inner_len)
+                    struct wg_peer *peer, size_t slot, size_t inner_len)
 {
-    return netdev_wg_seal_from(wg, tx, peer, slot, slot + WG_DEVICE_HEADROOM,
-                               inner_len);
+    return netdev_wg_seal_from(wg, tx, peer, slot,
+                               tx_slots_get(&tx->slots, slot)
+                               + WG_DEVICE_HEADROOM, inner_len);
 }
 
 /* Completes, in place, the TCP, UDP or SCTP checksum of the inner packet
@@ -249,7 +251,7 @@ netdev_wg_tx_cancel(struct netdev_wg_tx *tx, size_t first, size_t n)
     for (size_t i = first; i < first + n; i++) {
         bytes += tx->pending[i].sealer.inner_len;
         wg_device_encrypt_cancel(&tx->pending[i].sealer);
-        tx->pending[i].slot = NULL;
+        tx->pending[i].slot = TX_SLOTS_NONE;
     }
     return bytes;
 }
@@ -260,12 +262,14 @@ netdev_wg_tx_cancel(struct netdev_wg_tx *tx, size_t first, size_t n)
 static int
 netdev_wg_begin_reserved(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
                          const struct netdev_wg_unlocked_dst *d,
-                         struct wg_device_reservation *r, uint8_t *slot,
+                         struct wg_device_reservation *r, size_t slot,
                          size_t len, uint8_t tos)
 {
     struct wg_device_sealer *sealer = &tx->pending[tx->n_pending].sealer;
-    int n = wg_device_encrypt_begin_reserved(wg->dev, r, slot, len,
-                                             tx->slots.slot_size, sealer);
+    int n = wg_device_encrypt_begin_reserved(wg->dev, r,
+                                             tx_slots_get(&tx->slots, slot),
+                                             len, tx->slots.slot_size,
+                                             sealer);
 
     if (n > 0) {
         netdev_wg_tx_pend(tx, slot, n, (const struct sockaddr *) &d->ss,
@@ -275,38 +279,40 @@ netdev_wg_begin_reserved(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
 }
 
 /* Reserves 'n' messages for 'd' and 'n' slots of 'tx' for them: returns
- * the first slot, or NULL with nothing reserved. */
-static uint8_t *
+ * the first slot, or TX_SLOTS_NONE with nothing reserved. */
+static size_t
 netdev_wg_reserve_unlocked(struct netdev_wireguard *wg,
                            struct netdev_wg_tx *tx,
                            const struct netdev_wg_unlocked_dst *d, size_t n,
                            struct wg_device_reservation *r)
 {
-    uint8_t *base = tx_slots_acquire(&tx->slots, n);
+    size_t first = tx_slots_acquire(&tx->slots, n);
 
-    if (base && wg_device_reserve_unlocked(wg->dev, d->peer, n, d->now, r)) {
-        tx_slots_release_tail(&tx->slots, base, n);
-        base = NULL;
+    if (first != TX_SLOTS_NONE
+        && wg_device_reserve_unlocked(wg->dev, d->peer, n, d->now, r)) {
+        tx_slots_release_tail(&tx->slots, first, n);
+        first = TX_SLOTS_NONE;
     }
-    return base;
+    return first;
 }
 
-/* Returns 'n' free message slots of 'tx' for 'way', or NULL: counted
- * under the lock; without it, with 'n' messages reserved for them. */
-static uint8_t *
+/* Returns the first of 'n' free message slots of 'tx' for 'way', or
+ * TX_SLOTS_NONE: counted under the lock; without it, with 'n' messages
+ * reserved for them. */
+static size_t
 netdev_wg_way_slots(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
                     struct netdev_wg_way *way, size_t n)
 {
-    uint8_t *base;
+    size_t first;
 
     if (!way->locked) {
         return netdev_wg_reserve_unlocked(wg, tx, way->d, n, &way->r);
     }
-    base = netdev_wg_slots_acquire(wg, tx, n);
-    if (!base) {
+    first = netdev_wg_slots_acquire(wg, tx, n);
+    if (first == TX_SLOTS_NONE) {
         netdev_wg_tx_no_room(wg);
     }
-    return base;
+    return first;
 }
 
 /* Begins (or seals at once, for the port's own batch) the message of
@@ -314,7 +320,7 @@ netdev_wg_way_slots(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
  * 'tos'.  Returns true if it is queued or waits to be sealed. */
 static bool
 netdev_wg_way_begin(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
-                    struct netdev_wg_way *way, uint8_t *slot,
+                    struct netdev_wg_way *way, size_t slot,
                     const uint8_t *inner, size_t len, uint8_t tos)
 {
     int n;
@@ -336,7 +342,7 @@ netdev_wg_way_begin(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
  * 'first' on and the 'n_slots' slots from 'base' on. */
 static void
 netdev_wg_way_undo(struct netdev_wg_tx *tx, struct netdev_wg_way *way,
-                   size_t first, uint8_t *base, size_t n_slots)
+                   size_t first, size_t base, size_t n_slots)
 {
     netdev_wg_tx_cancel(tx, first, tx->n_pending - first);
     tx->n_pending = first;
@@ -375,16 +381,17 @@ netdev_wg_send_one(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
                    uint8_t *inner, size_t len, const struct pkt_ip_frame *ip)
 {
     bool fill = ovs_compat_pkt_l4_csum_partial(pkt);
-    uint8_t *slot = netdev_wg_way_slots(wg, tx, way, 1);
+    size_t slot = netdev_wg_way_slots(wg, tx, way, 1);
     uint8_t *copy;
 
-    if (!slot) {
+    if (slot == TX_SLOTS_NONE) {
         return false;
     }
     if (fill && !tx->pending) {
         netdev_wg_tx_fill_csum(tx, inner, ip);
     }
-    copy = tx->pending ? slot + WG_DEVICE_HEADROOM : inner;
+    copy = (tx->pending
+            ? tx_slots_get(&tx->slots, slot) + WG_DEVICE_HEADROOM : inner);
     if (!netdev_wg_way_begin(wg, tx, way, slot, copy, len,
                              pkt_ecn_encap(inner, len))) {
         tx_slots_release_tail(&tx->slots, slot, 1);
@@ -422,12 +429,12 @@ netdev_wg_count_super(struct netdev_wg_tx *tx, size_t n_segs)
 
 /* Cuts the TCP super-packet at 'inner', parsed into 'info', into segments
  * of 'mss' payload bytes, straight into the 'n_slots' message slots of
- * 'size' bytes from 'base' on, described in 'slots' (NETDEV_WG_TX_SLOTS).
+ * 'ts' from index 'base' on, described in 'slots' (NETDEV_WG_TX_SLOTS).
  * Needs no lock.  Returns true on success. */
 bool
 netdev_wg_cut_into(const void *inner, const struct pkt_ip_info *info,
-                   size_t mss, uint8_t *base, size_t size, size_t n_slots,
-                   struct pkt_gso_slot *slots)
+                   size_t mss, const struct tx_slots *ts, size_t base,
+                   size_t n_slots, struct pkt_gso_slot *slots)
 {
     struct pkt_gso_params params = {
         .mss = mss,
@@ -437,8 +444,8 @@ netdev_wg_cut_into(const void *inner, const struct pkt_ip_info *info,
     size_t n_segs;
 
     for (size_t i = 0; i < n_slots; i++) {
-        slots[i].base = base + i * size;
-        slots[i].room = size;
+        slots[i].base = tx_slots_get(ts, base + i);
+        slots[i].room = ts->slot_size;
     }
     return (!pkt_gso_segment_parsed(inner, info, &params, slots, n_slots,
                                     &n_segs)
@@ -513,12 +520,12 @@ netdev_wg_way_mss(struct netdev_wireguard *wg, const struct netdev_wg_way *way,
 static bool
 netdev_wg_cut_now(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
                   const void *inner, const struct pkt_ip_info *info,
-                  size_t mss, uint8_t *base, size_t n_slots)
+                  size_t mss, size_t base, size_t n_slots)
 {
     struct pkt_gso_slot slots[NETDEV_WG_TX_SLOTS];
 
-    if (netdev_wg_cut_into(inner, info, mss, base, tx->slots.slot_size,
-                           n_slots, slots)) {
+    if (netdev_wg_cut_into(inner, info, mss, &tx->slots, base, n_slots,
+                           slots)) {
         return true;
     }
     COVERAGE_INC(wg_tx_gso_error);
@@ -534,17 +541,17 @@ netdev_wg_cut_now(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
  * takes back every message and slot, and returns false. */
 static bool
 netdev_wg_begin_segments(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
-                         struct netdev_wg_way *way, uint8_t *base,
+                         struct netdev_wg_way *way, size_t base,
                          size_t n_slots, const struct pkt_ip_info *info,
                          size_t mss, uint8_t tos)
 {
-    size_t first = tx->n_pending, size = tx->slots.slot_size;
+    size_t first = tx->n_pending;
 
     for (size_t i = 0; i < n_slots; i++) {
-        uint8_t *slot = base + i * size;
+        uint8_t *msg = tx_slots_get(&tx->slots, base + i);
 
-        if (!netdev_wg_way_begin(wg, tx, way, slot,
-                                 slot + WG_DEVICE_HEADROOM,
+        if (!netdev_wg_way_begin(wg, tx, way, base + i,
+                                 msg + WG_DEVICE_HEADROOM,
                                  pkt_gso_seg_len(info, mss, i), tos)
             && !way->locked) {
             netdev_wg_way_undo(tx, way, first, base, n_slots);
@@ -569,12 +576,13 @@ netdev_wg_send_super(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
 {
     size_t first = tx->n_pending, mss, n_slots;
     const struct pkt_ip_info *info = &ip->l4;
-    uint8_t *base;
+    size_t base;
 
     mss = netdev_wg_way_mss(wg, way, pkt, ip);
     n_slots = mss ? pkt_gso_n_segs(info, mss) : 0;
-    base = n_slots ? netdev_wg_way_slots(wg, tx, way, n_slots) : NULL;
-    if (!base
+    base = (n_slots ? netdev_wg_way_slots(wg, tx, way, n_slots)
+            : TX_SLOTS_NONE);
+    if (base == TX_SLOTS_NONE
         || (!tx->pending
             && !netdev_wg_cut_now(wg, tx, inner, info, mss, base, n_slots))
         || !netdev_wg_begin_segments(wg, tx, way, base, n_slots, info, mss,
@@ -611,13 +619,14 @@ netdev_wg_send_fragments(struct netdev_wireguard *wg, struct netdev_wg_tx *tx,
     }
     COVERAGE_INC(wg_tx_fragmented);
     for (;;) {
-        uint8_t *slot = netdev_wg_slots_acquire(wg, tx, 1);
+        size_t slot = netdev_wg_slots_acquire(wg, tx, 1);
 
-        if (!slot) {
+        if (slot == TX_SLOTS_NONE) {
             netdev_wg_tx_no_room(wg);
             break;
         }
-        n = pkt_mtu_frag_next(&frag, slot + WG_DEVICE_HEADROOM, room);
+        n = pkt_mtu_frag_next(&frag, (tx_slots_get(&tx->slots, slot)
+                                      + WG_DEVICE_HEADROOM), room);
         if (!n || !netdev_wg_seal_slot(wg, tx, peer, slot, n)) {
             tx_slots_release_tail(&tx->slots, slot, 1);
             if (!n) {

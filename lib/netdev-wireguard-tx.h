@@ -143,10 +143,10 @@ bool netdev_wg_tx_learned(const struct netdev_wg_tx *tx,
 
 /* Cuts the TCP super-packet at 'inner', parsed into 'info', into segments
  * of 'mss' payload bytes, straight into the 'n_slots' message slots of
- * 'size' bytes from 'base' on, described in 'slots' (NETDEV_WG_TX_SLOTS).
+ * 'ts' from index 'base' on, described in 'slots' (NETDEV_WG_TX_SLOTS).
  * Needs no lock.  Returns true on success. */
 bool netdev_wg_cut_into(const void *inner, const struct pkt_ip_info *info,
-                        size_t mss, uint8_t *base, size_t size,
+                        size_t mss, const struct tx_slots *ts, size_t base,
                         size_t n_slots, struct pkt_gso_slot *slots);
 
 /* Cancels the 'n' pending messages of 'tx' from 'first' on: each releases

@@ -74,6 +74,7 @@ enum netdev_wg_ul_dp_counter {
     C(TX_HOLD_FULL, "ul_tx_drop_hold_full")     /* ...no room... */     \
     C(TX_HOLD_EXPIRED, "ul_tx_drop_hold_expired") /* ...no answer. */   \
     C(TX_ENCAP, "ul_tx_drop_encap")     /* Over the MTU. */             \
+    C(TX_COPIED, "ul_tx_copied")        /* Not sealed in a packet. */   \
     C(RX_WG, "ul_rx_wireguard")         /* Datagrams for the port. */   \
     C(RX_RING_FULL, "ul_rx_drop_ring_full") /* Port not polling. */     \
     C(RX_UNPAIRED, "ul_rx_drop_unpaired")   /* No port paired. */       \

@@ -29,10 +29,15 @@
 #include "util.h"
 
 /* The datapath underlay's send side: each message the wireguard port
- * would have handed to its UDP socket becomes one Ethernet frame, written
- * by ul_frame_encap() into a packet of pkt-pool (an mbuf of its DPDK
- * mempools once DPDK runs) and queued for the companion's rxq_recv(), so
- * that the underlay bridge's flows choose the wire.  The next hop comes
+ * would have handed to its UDP socket becomes one Ethernet frame, its
+ * outer headers written by ul_frame_encap() in front of it, and is queued
+ * for the companion's rxq_recv(), so that the underlay bridge's flows
+ * choose the wire.  A data message was sealed in a packet of pkt-pool (an
+ * mbuf of its DPDK mempools once DPDK runs) with room before it for those
+ * headers (NETDEV_WG_UL_SLOT_FRONT), and that packet becomes the frame;
+ * a message that comes without one (handshakes, cookies, and data sealed
+ * while the port's slots were still of the socket's kind) is copied into
+ * a new one and counted ("ul_tx_copied").  The next hop comes
  * from ul_neigh_next_hop() and its MAC from the neighbour cache; when the
  * cache says to ask, a broadcast ARP request or multicast NS (or a unicast
  * probe) goes out first, and a message whose next hop has no MAC yet is
@@ -196,6 +201,8 @@ netdev_wg_ul_plan(struct netdev_wg_ul *ul, const struct udp_batch_msg *m,
                   struct netdev_wg_ul_plan *p, long long int now)
     OVS_REQUIRES(ul->mutex)
 {
+    BUILD_ASSERT_DECL(UL_FRAME_HEADROOM6 <= NETDEV_WG_UL_SLOT_FRONT);
+
     memset(p, 0, sizeof *p);
     p->fate = NETDEV_WG_UL_DROP;
     p->routed = (netdev_wg_ul_endpoint(&m->dst, &p->tx.dst, &p->tx.dst_port)
@@ -216,20 +223,42 @@ netdev_wg_ul_plan(struct netdev_wg_ul *ul, const struct udp_batch_msg *m,
     }
 }
 
-/* Writes message 'm' as a frame per 'tx' from 'host' into a new packet.
- * Returns it, or NULL if it does not fit (the plan said it would). */
+/* Makes the packet whose frame will hold message 'm' after 'hr' bytes of
+ * outer headers: 'pkt', the one 'm' lies in (NETDEV_WG_UL_SLOT_FRONT bytes
+ * into its data), its data moved to start 'hr' bytes before 'm', or, if
+ * 'pkt' is NULL, a new one with a copy of 'm'.  Returns the frame. */
+static uint8_t *
+netdev_wg_ul_frame_pkt(const struct udp_batch_msg *m, size_t hr,
+                       struct dp_packet **pkt)
+{
+    uint8_t *frame;
+
+    if (*pkt) {
+        frame = CONST_CAST(uint8_t *, m->data) - hr;
+        ovs_assert(frame >= (uint8_t *) dp_packet_data(*pkt));
+        dp_packet_set_data(*pkt, frame);
+        dp_packet_set_size(*pkt, hr + m->size);
+        return frame;
+    }
+    *pkt = pkt_pool_new(hr + m->size, NETDEV_WG_UL_HEADROOM);
+    frame = dp_packet_put_uninit(*pkt, hr + m->size);
+    memcpy(frame + hr, m->data, m->size);
+    return frame;
+}
+
+/* Writes message 'm' as a frame per 'tx' from 'host', in 'pkt' (the
+ * packet 'm' lies in, taken) or, if it is NULL, in a new packet.  Returns
+ * the frame's packet, or NULL if it does not fit (the plan said it
+ * would). */
 static struct dp_packet *
 netdev_wg_ul_encap(const struct ul_frame_host *host,
-                   const struct udp_batch_msg *m,
+                   const struct udp_batch_msg *m, struct dp_packet *pkt,
                    const struct ul_frame_tx *tx)
 {
     size_t hr = ul_frame_headroom(!IN6_IS_ADDR_V4MAPPED(&tx->dst));
-    struct dp_packet *pkt = pkt_pool_new(hr + m->size,
-                                         NETDEV_WG_UL_HEADROOM);
-    uint8_t *frame = dp_packet_put_uninit(pkt, hr + m->size);
+    uint8_t *frame = netdev_wg_ul_frame_pkt(m, hr, &pkt);
     size_t len;
 
-    memcpy(frame + hr, m->data, m->size);
     len = ul_frame_encap(frame, m->size, host, tx);
     if (!len) {
         dp_packet_delete(pkt);
@@ -275,11 +304,12 @@ struct netdev_wg_ul_tx_batch {
     size_t n_hold;
 };
 
-/* The lock round: plans the 'n' messages at 'msgs' into 'b'.  Returns how
- * many it dropped. */
+/* The lock round: plans the 'n' messages at 'msgs' (in 'pkts', may be
+ * NULL) into 'b'.  Returns how many it dropped. */
 static size_t
 netdev_wg_ul_plan_batch(struct netdev_wg_ul *ul,
-                        const struct udp_batch_msg *msgs, size_t n,
+                        const struct udp_batch_msg *msgs,
+                        struct dp_packet **pkts, size_t n,
                         struct netdev_wg_ul_tx_batch *b, long long int now)
 {
     size_t dropped = 0;
@@ -290,15 +320,19 @@ netdev_wg_ul_plan_batch(struct netdev_wg_ul *ul,
         netdev_wg_ul_plan(ul, &msgs[i], i ? &b->plans[i - 1] : NULL,
                           &b->plans[i], now);
         dropped += b->plans[i].fate == NETDEV_WG_UL_DROP;
+        if (b->plans[i].fate != NETDEV_WG_UL_DROP && !(pkts && pkts[i])) {
+            netdev_wg_ul_count(ul, NETDEV_WG_UL_TX_COPIED);
+        }
     }
     ovs_mutex_unlock(&ul->mutex);
     return dropped;
 }
 
-/* Frames the planned messages of 'b' with no lock held.  Returns how many
- * it dropped. */
+/* Frames the planned messages of 'b' (in 'pkts', may be NULL, taken) with
+ * no lock held.  Returns how many it dropped. */
 static size_t
-netdev_wg_ul_frame_batch(const struct udp_batch_msg *msgs, size_t n,
+netdev_wg_ul_frame_batch(const struct udp_batch_msg *msgs,
+                         struct dp_packet **pkts, size_t n,
                          struct netdev_wg_ul_tx_batch *b)
 {
     size_t dropped = 0;
@@ -306,12 +340,13 @@ netdev_wg_ul_frame_batch(const struct udp_batch_msg *msgs, size_t n,
     b->n_send = b->n_hold = 0;
     for (size_t i = 0; i < n; i++) {
         const struct netdev_wg_ul_plan *p = &b->plans[i];
-        struct dp_packet *pkt;
+        struct dp_packet *pkt = pkts ? pkts[i] : NULL;
 
         if (p->fate == NETDEV_WG_UL_DROP) {
+            dp_packet_delete(pkt);
             continue;
         }
-        pkt = netdev_wg_ul_encap(&b->host, &msgs[i], &p->tx);
+        pkt = netdev_wg_ul_encap(&b->host, &msgs[i], pkt, &p->tx);
         if (!pkt) {
             dropped++;
         } else if (p->fate == NETDEV_WG_UL_SEND) {
@@ -345,7 +380,7 @@ netdev_wg_ul_hold_batch(struct netdev_wg_ul *ul, size_t n,
 
 size_t
 netdev_wg_ul_send(struct netdev_wg_ul *ul, const struct udp_batch_msg *msgs,
-                  size_t n)
+                  struct dp_packet **pkts, size_t n)
 {
     struct netdev_wg_ul_tx_batch b;
     long long int now = time_msec();
@@ -353,9 +388,10 @@ netdev_wg_ul_send(struct netdev_wg_ul *ul, const struct udp_batch_msg *msgs,
 
     for (size_t i = 0; i < n; i += NETDEV_WG_UL_TX_BATCH) {
         size_t k = MIN(n - i, NETDEV_WG_UL_TX_BATCH);
+        struct dp_packet **p = pkts ? pkts + i : NULL;
 
-        dropped += netdev_wg_ul_plan_batch(ul, msgs + i, k, &b, now);
-        dropped += netdev_wg_ul_frame_batch(msgs + i, k, &b);
+        dropped += netdev_wg_ul_plan_batch(ul, msgs + i, p, k, &b, now);
+        dropped += netdev_wg_ul_frame_batch(msgs + i, p, k, &b);
         if (b.n_send) {
             netdev_wg_ul_to_dp_n(ul, b.send, b.n_send, true);
         }

@@ -48,16 +48,30 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct dp_packet;
 struct netdev_wg_ul;
 struct netdev_wireguard;
 struct udp_batch_msg;
 struct udp_batch_rx_buf;
 
+/* Where a message must be for the companion to make it a frame in place,
+ * with no copy: in a packet, NETDEV_WG_UL_SLOT_FRONT bytes (room for the
+ * outer headers) after the start of its data, with at least
+ * NETDEV_WG_UL_SLOT_HEADROOM bytes of headroom before that (for the
+ * bridge's actions).  The port seals its messages in such slots while it
+ * is paired (tx-slots.h). */
+#define NETDEV_WG_UL_SLOT_FRONT 64
+#define NETDEV_WG_UL_SLOT_HEADROOM 64
+
 /* Sends the 'n' messages at 'msgs' as frames to the underlay bridge.
+ * 'pkts' (may be NULL) holds, for each message, the packet it lies in, as
+ * above, or NULL: the companion takes such a packet (it becomes the frame,
+ * or is freed) and copies a message without one into a new packet.
  * Returns how many were dropped (counted by the companion; a message held
  * for its neighbour's answer is not a drop yet). */
 size_t netdev_wg_ul_send(struct netdev_wg_ul *ul,
-                         const struct udp_batch_msg *msgs, size_t n);
+                         const struct udp_batch_msg *msgs,
+                         struct dp_packet **pkts, size_t n);
 
 /* Whether the companion has an address of 'family' (AF_INET, AF_INET6):
  * the port may send to an endpoint of that family. */

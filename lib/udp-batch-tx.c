@@ -106,6 +106,15 @@ bool
 udp_batch_tx_add_tos(struct udp_batch_tx *tx, const void *data, size_t size,
                      const struct sockaddr *dst, uint8_t tos)
 {
+    return udp_batch_tx_add_tagged(tx, data, size, dst, tos,
+                                   UDP_BATCH_NO_TAG);
+}
+
+bool
+udp_batch_tx_add_tagged(struct udp_batch_tx *tx, const void *data,
+                        size_t size, const struct sockaddr *dst, uint8_t tos,
+                        size_t tag)
+{
     if (tx->n >= tx->max) {
         return false;
     }
@@ -115,6 +124,7 @@ udp_batch_tx_add_tos(struct udp_batch_tx *tx, const void *data, size_t size,
     msg->data = data;
     msg->size = size;
     msg->tos = tos;
+    msg->tag = tag;
     memset(&msg->dst, 0, sizeof msg->dst);
     memcpy(&msg->dst, dst, sa_length(dst));
     tx->iov[tx->n].iov_base = CONST_CAST(void *, data);

@@ -155,7 +155,11 @@ struct udp_batch_msg {
     size_t size;
     union udp_batch_addr dst;
     uint8_t tos;                /* IPv4 TOS / IPv6 traffic class (ECN). */
+    size_t tag;                 /* The caller's, or UDP_BATCH_NO_TAG. */
 };
+
+/* The tag of a datagram queued without one. */
+#define UDP_BATCH_NO_TAG SIZE_MAX
 
 struct udp_batch_tx;
 
@@ -180,6 +184,13 @@ bool udp_batch_tx_add(struct udp_batch_tx *tx, const void *data, size_t size,
 bool udp_batch_tx_add_tos(struct udp_batch_tx *tx, const void *data,
                           size_t size, const struct sockaddr *dst,
                           uint8_t tos);
+
+/* The same, with 'tag', a number that the socket ignores and that a
+ * transport other than the socket reads back (udp_batch_tx_msgs()): the
+ * port's, the slot that holds the datagram. */
+bool udp_batch_tx_add_tagged(struct udp_batch_tx *tx, const void *data,
+                             size_t size, const struct sockaddr *dst,
+                             uint8_t tos, size_t tag);
 
 /* Returns the number of datagrams queued in 'tx'. */
 size_t udp_batch_tx_count(const struct udp_batch_tx *tx);
