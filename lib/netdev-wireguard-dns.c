@@ -29,6 +29,7 @@
 #include "timeval.h"
 #include "util.h"
 #include "wg-addr.h"
+#include "wg-test-hooks.h"
 
 VLOG_DEFINE_THIS_MODULE(netdev_wireguard_dns);
 
@@ -74,6 +75,16 @@ struct netdev_wg_dns {
 };
 
 static struct vlog_rate_limit netdev_wg_dns_rl = VLOG_RATE_LIMIT_INIT(5, 20);
+
+/* How long after a resolution that succeeded the name is resolved again
+ * (a test build's hook may make it shorter). */
+static long long int
+netdev_wg_dns_refresh_ms(void)
+{
+    unsigned long long int ms = wg_test_dns_refresh_ms();
+
+    return ms ? MIN(ms, NETDEV_WG_DNS_REFRESH_MS) : NETDEV_WG_DNS_REFRESH_MS;
+}
 
 static void
 netdev_wg_dns_free(struct netdev_wg_dns *d)
@@ -282,7 +293,7 @@ netdev_wg_dns_run(struct netdev_wireguard *wg, struct wg_peer *peer,
         d->force |= failing;
         d->deadline = now + NETDEV_WG_DNS_TIMEOUT_MS;
         d->next = now + (failing ? NETDEV_WG_DNS_RETRY_MS
-                         : NETDEV_WG_DNS_REFRESH_MS);
+                         : netdev_wg_dns_refresh_ms());
     }
     if (d->deadline != LLONG_MIN) {
         netdev_wg_dns_poll(wg, peer, np, now);

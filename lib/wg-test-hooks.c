@@ -35,6 +35,7 @@ VLOG_DEFINE_THIS_MODULE(wg_test_hooks);
 #define WG_TEST_REKEY_ENV "OVS_WIREGUARD_TEST_REKEY_AFTER_MESSAGES"
 #define WG_TEST_RX_POOL_ENV "OVS_WIREGUARD_TEST_RX_POOL_MBUFS"
 #define WG_TEST_SEAL_FAIL_ENV "OVS_WIREGUARD_TEST_SEAL_FAIL_EVERY"
+#define WG_TEST_DNS_REFRESH_ENV "OVS_WIREGUARD_TEST_DNS_REFRESH_MS"
 
 static struct {
     bool armed;
@@ -44,6 +45,7 @@ static struct {
     unsigned long long int rekey_after;
     unsigned long long int rx_pool_mbufs;
     unsigned long long int seal_fail_every;
+    unsigned long long int dns_refresh_ms;
 } wg_test;
 
 /* Seals finished so far, for 'seal_fail_every' (any thread). */
@@ -136,6 +138,11 @@ wg_test_hooks_read_env(void)
         VLOG_WARN("%s=%llu: test hook, one data message in %llu fails to "
                   "seal", WG_TEST_SEAL_FAIL_ENV, *n, *n);
     }
+    n = &wg_test.dns_refresh_ms;
+    if (wg_test_read_count_env(WG_TEST_DNS_REFRESH_ENV, n)) {
+        VLOG_WARN("%s=%llu: test hook, host names resolved again every "
+                  "%llu ms", WG_TEST_DNS_REFRESH_ENV, *n, *n);
+    }
 }
 
 /* From now on the data-path AEAD behaves like the defect fixed in November
@@ -165,6 +172,12 @@ unsigned long long int
 wg_test_rx_pool_mbufs(void)
 {
     return wg_test.rx_pool_mbufs;
+}
+
+unsigned long long int
+wg_test_dns_refresh_ms(void)
+{
+    return wg_test.dns_refresh_ms;
 }
 
 bool

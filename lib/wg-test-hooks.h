@@ -43,8 +43,11 @@
  *     pools have at most N mbufs each, so that tests can empty them) and
  *     OVS_WIREGUARD_TEST_SEAL_FAIL_EVERY=N (every Nth data message whose
  *     sealing was begun, wg_device_encrypt_finish(), fails as a failed
- *     library call would: wg_test_seal_fails(), thread-safe), and logs a
- *     warning for each.
+ *     library call would: wg_test_seal_fails(), thread-safe) and
+ *     OVS_WIREGUARD_TEST_DNS_REFRESH_MS=N (a host-name endpoint that
+ *     resolves is resolved again every N ms instead of every 30 s:
+ *     wg_test_dns_refresh_ms(), so that a test of the periodic resolution
+ *     waits seconds), and logs a warning for each.
  *
  * Not thread-safe: meant for single-threaded tests and start-up. */
 
@@ -71,6 +74,7 @@ void wg_test_break_aead(void);
 unsigned long long int wg_test_rekey_after(void);
 unsigned long long int wg_test_rx_pool_mbufs(void);
 bool wg_test_seal_fails(void);
+unsigned long long int wg_test_dns_refresh_ms(void);
 #else
 static inline bool
 wg_test_fault(enum wg_test_fault fault)
@@ -106,6 +110,12 @@ static inline bool
 wg_test_seal_fails(void)
 {
     return false;
+}
+
+static inline unsigned long long int
+wg_test_dns_refresh_ms(void)
+{
+    return 0;
 }
 #endif
 
