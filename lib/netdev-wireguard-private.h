@@ -299,8 +299,10 @@ extern struct ovs_list netdev_wg_list OVS_GUARDED_BY(netdev_wg_list_mutex);
  * seal, the peer's counters and send times are atomics that
  * wg_device_run() takes in under the lock every WG_DEVICE_SYNC_MS (the
  * timers they set), the queue's counters are atomics that readers add up
- * (struct netdev_wg_tx_counts), and the MTU, slot size and TSO setting are
- * atomic copies (netdev_wg_sock_publish()).  Everything else takes
+ * (struct netdev_wg_tx_counts), and the MTU, slot size and kind and TSO
+ * setting are atomic copies (netdev_wg_sock_publish()): a queue whose
+ * slots are not of the size and kind published takes the lock, which
+ * replaces them.  Everything else takes
  * 'wg->mutex' for the rest of the round, in order: the adapter's learning
  * and answers, a peer without a session or due for a rekey (the handshake
  * starts there), fragments, ICMP "too big", every drop.  Either way the
@@ -565,7 +567,8 @@ uint64_t netdev_wg_sock_messages(const struct netdev_wg_tx *tx,
                                  uint64_t *unlocked);
 
 /* Copies what sends without the port's lock read of its configuration
- * ('mtu', 'slot_size', 'tso', 'configured') to where they read it. */
+ * ('mtu', 'slot_size', the slots' kind, 'tso', 'configured') to where they
+ * read it. */
 void netdev_wg_sock_publish(struct netdev_wireguard *wg);
 
 /* The sending socket for 'family' (AF_INET or AF_INET6), or NULL. */
@@ -588,9 +591,9 @@ uint16_t netdev_wg_sock_set_underlay(struct netdev_wireguard *wg,
 void netdev_wg_sock_flush(struct netdev_wireguard *wg);
 
 /* Transmit queues: 'n' of them (creating or destroying, while nothing
- * sends); the slots of 'txq' resized for the MTU in force (with 'mutex'
- * held, 'txq' empty); sending what 'txq' has queued without 'mutex', which
- * returns how many datagrams the sockets did not take. */
+ * sends); the slots of 'txq' made anew for the MTU and transport in force
+ * (with 'mutex' held, 'txq' empty); sending what 'txq' has queued without
+ * 'mutex', which returns how many datagrams the sockets did not take. */
 void netdev_wg_sock_set_n_txq(struct netdev_wireguard *wg, int n);
 void netdev_wg_sock_fit_txq(struct netdev_wireguard *wg,
                             struct netdev_wg_txq *txq);
