@@ -629,8 +629,7 @@ netdev_wg_sock_set_underlay(struct netdev_wireguard *wg,
     char *err = NULL;
 
     if (ul) {
-        netdev_wg_sock_close_all(wg);
-        netdev_wg_sock_flush(wg);
+        netdev_wg_sock_close_all(wg);       /* Flushes first. */
         ovs_rwlock_wrlock(&wg->sock_rwlock);
         wg->ul = ul;
         ovs_rwlock_unlock(&wg->sock_rwlock);

@@ -96,7 +96,6 @@ netdev_wg_tx_seal_pending(struct netdev_wg_tx *tx,
         struct netdev_wg_pending *p = &tx->pending[i];
         const struct sockaddr *dst = (const struct sockaddr *) &p->dst;
         size_t inner_len = p->sealer.inner_len;
-
         uint8_t *msg;
 
         if (p->slot == TX_SLOTS_NONE) {
